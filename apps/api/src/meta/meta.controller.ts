@@ -1,0 +1,28 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { Public } from '@wrs/auth';
+import { CONTRACT_VERSION, contractDocument } from '@wrs/contracts';
+
+export const BUILD_INFO = Symbol('BUILD_INFO');
+
+export interface BuildInfo {
+  readonly version: string;
+  readonly commit: string | null;
+}
+
+@Controller()
+export class MetaController {
+  constructor(@Inject(BUILD_INFO) private readonly build: BuildInfo) {}
+
+  @Public()
+  @Get('version')
+  version(): { api: string; contractVersion: string; build: BuildInfo } {
+    return { api: 'v1', contractVersion: CONTRACT_VERSION, build: this.build };
+  }
+
+  /** The OpenAPI document this server is held to. */
+  @Public()
+  @Get('openapi.json')
+  openapi(): unknown {
+    return contractDocument();
+  }
+}

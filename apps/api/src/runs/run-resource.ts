@@ -1,0 +1,24 @@
+import type { RunView } from '@wrs/domain';
+
+/** A Run as the contract's `Run` schema describes it. */
+export function toRunResource(run: RunView): Record<string, unknown> {
+  return {
+    id: run.runId,
+    workspaceId: run.workspaceId,
+    state: run.state,
+    terminal: run.terminal,
+    workload: run.workload,
+    provider: run.requested.provider,
+    region: run.requested.region,
+    placement: run.placement,
+    idempotencyKey: run.idempotencyKey,
+    createdAt: run.createdAt,
+    dispatchedAt: run.dispatchedAt,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    exitCode: run.exitCode,
+    failure: run.failure,
+    cancellation: run.cancellation,
+    version: run.version,
+  };
+}

@@ -1,0 +1,48 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { authOf } from '@wrs/auth';
+import { requestIdOf } from '@wrs/problem';
+import type { Request, Response } from 'express';
+import { CreateRunDto } from './create-run.dto';
+import { requireIdempotencyKey } from './idempotency-key';
+import { toRunResource } from './run-resource';
+import { RunsService } from './runs.service';
+
+@Controller('runs')
+export class RunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Post()
+  async create(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Body() body: CreateRunDto,
+  ): Promise<Record<string, unknown>> {
+    const key = requireIdempotencyKey(idempotencyKey);
+    const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body, requestIdOf(req));
+    res.status(201).setHeader('Location', `/api/v1/runs/${run.runId}`);
+    if (replayed) {
+      res.setHeader('Idempotent-Replayed', 'true');
+    }
+    return toRunResource(run);
+  }
+
+  @Get(':runId')
+  async get(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @Param('runId') runId: string,
+  ): Promise<Record<string, unknown>> {
+    const run = await this.runs.get(authOf(req).workspaceId, runId);
+    res.setHeader('ETag', `"${run.version}"`);
+    return toRunResource(run);
+  }
+
+  /** `POST /runs/{runId}:cancel`: the colon is literal, escaped for Express 5's path syntax. */
+  @Post(':runId\\:cancel')
+  @HttpCode(202)
+  async cancel(@Req() req: Request, @Param('runId') runId: string): Promise<Record<string, unknown>> {
+    const auth = authOf(req);
+    return toRunResource(await this.runs.cancel(auth.workspaceId, runId, auth.subject, requestIdOf(req)));
+  }
+}

@@ -1,0 +1,48 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import { RunNotFoundError, type RunCommand } from '@wrs/domain';
+import type { Disposition, RunCommandMessage } from '@wrs/messaging';
+import type { RunCommandHandler } from './run-command-handler';
+
+/** A cancel can overtake its run's create when the create is being retried: wait for it this long. */
+const MAX_DELIVERIES_BEFORE_CREATE = 50;
+
+/** Turns the API's command messages into decisions. */
+export class CommandConsumer {
+  constructor(private readonly handler: RunCommandHandler) {}
+
+  async handle(message: JsMsg): Promise<Disposition> {
+    let command: RunCommandMessage;
+    try {
+      command = message.json<RunCommandMessage>();
+    } catch {
+      return 'drop';
+    }
+    try {
+      await this.handler.execute(command.workspaceId, command.runId, toDomain(command), `cmd-${message.seq}`);
+      return 'ack';
+    } catch (error) {
+      if (error instanceof RunNotFoundError) {
+        return message.info.deliveryCount < MAX_DELIVERIES_BEFORE_CREATE ? { retryAfterMs: 200 } : 'drop';
+      }
+      throw error;
+    }
+  }
+}
+
+function toDomain(command: RunCommandMessage): RunCommand {
+  switch (command.type) {
+    case 'CreateRun':
+      return {
+        type: 'CreateRun',
+        runId: command.runId,
+        workspaceId: command.workspaceId,
+        workload: command.workload,
+        provider: command.provider,
+        region: command.region,
+        idempotencyKey: command.idempotencyKey,
+        now: command.now,
+      };
+    case 'CancelRun':
+      return { type: 'CancelRun', requestedBy: command.requestedBy, now: command.now };
+  }
+}

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { loadConfig, parseProviderOffers, runService, WorkerEnv } from '@wrs/config';
+import { connectNats } from '@wrs/messaging';
+import { openDatabase } from '@wrs/persistence';
+import { startRunWorker } from './run-worker';
+
+void runService('run-worker', async () => {
+  const config = loadConfig(WorkerEnv, process.env);
+  const offers = parseProviderOffers(config.PROVIDERS_JSON);
+  const nc = await connectNats(config.NATS_URL, 'run-worker');
+  const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
+  const log = (level: string, msg: string, fields: Record<string, unknown> = {}): void =>
+    console.log(JSON.stringify({ level, service: 'run-worker', msg, ...fields }));
+  const worker = await startRunWorker({
+    nc,
+    db,
+    namespace: config.NAMESPACE,
+    offers,
+    reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
+    log,
+  });
+  log('info', 'started');
+  return async () => {
+    await worker.stop();
+    await nc.drain();
+    await db.destroy();
+  };
+});

@@ -1,0 +1,20 @@
+import type { Placement, RunView } from '@wrs/domain';
+
+export type Observation =
+  | { readonly phase: 'pending' }
+  | { readonly phase: 'running' }
+  | { readonly phase: 'exited'; readonly exitCode: number }
+  /** The provider no longer knows the workload: it cannot finish by itself. */
+  | { readonly phase: 'lost'; readonly reason: string };
+
+/**
+ * What the worker needs of a place that runs workloads. Every call is idempotent by run id, so a
+ * worker that dies after submitting and is redelivered the same work re-attaches instead of starting
+ * a second workload.
+ */
+export interface RunProvider {
+  readonly name: string;
+  submit(run: RunView, placement: Placement): Promise<void>;
+  observe(run: RunView): Promise<Observation>;
+  cancel(run: RunView): Promise<void>;
+}

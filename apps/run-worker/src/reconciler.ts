@@ -1,0 +1,142 @@
+import { choosePlacement, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
+import type { RunQueries } from '@wrs/persistence';
+import type { ProviderRegistry } from './providers/provider-registry';
+import type { RunCommandHandler } from './run-command-handler';
+
+export interface ReconcilerOptions {
+  readonly intervalMs: number;
+  readonly batchSize: number;
+  readonly onError: (error: unknown, run: RunView) => void;
+}
+
+/**
+ * Level-triggered: looks at every run that is not terminal and moves it one step towards where its
+ * provider says it is. Nothing is remembered in memory that a restart would lose: after a kill -9 the
+ * next sweep picks every run up again. Several replicas may drive the same run; the decider and the
+ * event store's optimistic concurrency make that harmless.
+ */
+export class Reconciler {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly inHand = new Set<string>();
+  private sweeping: Promise<void> | undefined;
+
+  constructor(
+    private readonly queries: RunQueries,
+    private readonly handler: RunCommandHandler,
+    private readonly providers: ProviderRegistry,
+    private readonly offers: readonly ProviderOffer[],
+    private readonly options: ReconcilerOptions,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
+    }, this.options.intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  /** Drive one run now (after its projection changed) instead of waiting for the next sweep. */
+  poke(run: RunView): void {
+    if (!run.terminal) {
+      void this.driveOnce(run);
+    }
+  }
+
+  async sweep(): Promise<void> {
+    const runs = await this.queries.active(this.options.batchSize).catch(() => []);
+    await Promise.all(runs.map((run) => this.driveOnce(run)));
+  }
+
+  private async driveOnce(run: RunView): Promise<void> {
+    if (this.inHand.has(run.runId)) {
+      return;
+    }
+    this.inHand.add(run.runId);
+    try {
+      await this.drive(run);
+    } catch (error) {
+      this.options.onError(error, run);
+    } finally {
+      this.inHand.delete(run.runId);
+    }
+  }
+
+  private async drive(run: RunView): Promise<void> {
+    switch (run.state) {
+      case 'queued':
+        return this.dispatch(run);
+      case 'starting':
+      case 'running':
+        return this.observe(run);
+      case 'canceling':
+        return this.cancel(run);
+      default:
+        return;
+    }
+  }
+
+  private async dispatch(run: RunView): Promise<void> {
+    const placement = choosePlacement(this.offers, run.requested.provider, run.requested.region);
+    const provider = placement && this.providers.get(placement.provider);
+    if (!placement || !provider) {
+      await this.execute(run, {
+        type: 'FailRun',
+        failure: { code: 'no_capacity', message: 'no configured provider offers the requested placement' },
+        now: this.now(),
+      });
+      return;
+    }
+    await provider.submit(run, placement);
+    await this.execute(run, { type: 'DispatchRun', placement, now: this.now() });
+  }
+
+  private async observe(run: RunView): Promise<void> {
+    const provider = run.placement && this.providers.get(run.placement.provider);
+    if (!provider) {
+      await this.execute(run, {
+        type: 'FailRun',
+        failure: { code: 'provider_error', message: 'the run\'s provider is no longer configured' },
+        now: this.now(),
+      });
+      return;
+    }
+    const observation = await provider.observe(run);
+    switch (observation.phase) {
+      case 'pending':
+        return;
+      case 'running':
+        await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
+        return;
+      case 'exited':
+        await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
+        await this.execute(run, { type: 'CompleteRun', exitCode: observation.exitCode, now: this.now() });
+        return;
+      case 'lost':
+        await this.execute(run, {
+          type: 'FailRun',
+          failure: { code: 'provider_error', message: observation.reason },
+          now: this.now(),
+        });
+        return;
+    }
+  }
+
+  private async cancel(run: RunView): Promise<void> {
+    const provider = run.placement && this.providers.get(run.placement.provider);
+    await provider?.cancel(run);
+    await this.execute(run, { type: 'ConfirmRunCanceled', now: this.now() });
+  }
+
+  private async execute(run: RunView, command: RunCommand): Promise<void> {
+    await this.handler.execute(run.workspaceId, run.runId, command, `rec-${run.runId}-${command.type}`);
+  }
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+}

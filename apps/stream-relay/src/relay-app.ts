@@ -1,0 +1,18 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ProblemFilter, requestIdMiddleware } from '@wrs/problem';
+import { RelayModule, type RelayModuleOptions } from './relay.module';
+
+export async function createRelayApp(options: RelayModuleOptions): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(RelayModule.forRoot(options), {
+    bodyParser: false,
+    logger: ['error', 'warn'],
+  });
+  app.disable('x-powered-by');
+  // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
+  app.set('etag', false);
+  app.use(requestIdMiddleware);
+  app.setGlobalPrefix('api/v1');
+  app.useGlobalFilters(new ProblemFilter());
+  return app;
+}

@@ -1,0 +1,101 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+
+/** Variables every service reads. Defaults are the local servers on loopback. */
+export class CommonEnv {
+  @Matches(/^(nats|tls|wss?):\/\/[^\s]+$|^[\w.-]+:\d+$/, { message: 'NATS_URL must be a nats:// URL or host:port' })
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  @Matches(/^postgres(ql)?:\/\/[^\s]+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+  @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
+  DATABASE_SCHEMA = 'public';
+
+  @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Prefix of stream names, subjects and Redis keys, so several stacks can share one server. */
+  @Matches(/^[a-z][a-z0-9]{0,15}$/, { message: 'NAMESPACE must be 1-16 lower-case letters or digits' })
+  NAMESPACE = 'wrs';
+
+  @IsIn(['debug', 'info', 'warn', 'error'])
+  LOG_LEVEL = 'info';
+}
+
+/** Variables of the services that serve HTTP (api, stream-relay). */
+export class HttpServiceEnv extends CommonEnv {
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 0;
+
+  @IsString()
+  @Matches(/^[\d.:a-fA-F]+$|^localhost$/, { message: 'HOST must be an IP address or localhost' })
+  HOST = '127.0.0.1';
+
+  /** PEM file of the public key that verifies access tokens (Ed25519). */
+  @IsString()
+  @IsNotEmpty()
+  AUTH_PUBLIC_KEY_FILE!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  AUTH_ISSUER = 'workload-run-service-dev';
+
+  @IsString()
+  @IsNotEmpty()
+  AUTH_AUDIENCE = 'workload-run-service';
+
+  @IsOptional()
+  @IsString()
+  BUILD_COMMIT?: string;
+}
+
+export class ApiEnv extends HttpServiceEnv {
+  /** JSON list of provider offers: [{"provider":"simulator","regions":["local-1"],"priority":0}]. */
+  @IsOptional()
+  @IsString()
+  PROVIDERS_JSON?: string;
+}
+
+export class RelayEnv extends HttpServiceEnv {
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(60000)
+  SSE_HEARTBEAT_MS = 15000;
+}
+
+export class WorkerEnv extends CommonEnv {
+  @IsOptional()
+  @IsString()
+  PROVIDERS_JSON?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(60000)
+  RECONCILE_INTERVAL_MS = 200;
+}
+
+export class GatewayEnv {
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 8080;
+
+  @Matches(/^[\d.:a-fA-F]+$|^localhost$/, { message: 'HOST must be an IP address or localhost' })
+  HOST = '127.0.0.1';
+
+  @Matches(/^http:\/\/[^\s]+$/, { message: 'API_UPSTREAM must be an http:// URL' })
+  API_UPSTREAM!: string;
+
+  @Matches(/^http:\/\/[^\s]+$/, { message: 'RELAY_UPSTREAM must be an http:// URL' })
+  RELAY_UPSTREAM!: string;
+}

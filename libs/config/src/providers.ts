@@ -1,0 +1,43 @@
+import type { ProviderOffer } from '@wrs/domain';
+import { ConfigError } from './load-config';
+
+/** Offered when PROVIDERS_JSON is not set: the simulator alone, in two regions. */
+export const DEFAULT_PROVIDER_OFFERS: readonly ProviderOffer[] = [
+  { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 0 },
+];
+
+const NAME = /^[a-z][a-z0-9-]{0,62}$/;
+
+export function parseProviderOffers(json: string | undefined): readonly ProviderOffer[] {
+  if (json === undefined || json.trim() === '') {
+    return DEFAULT_PROVIDER_OFFERS;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new ConfigError(['PROVIDERS_JSON: is not valid JSON']);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every(isOffer)) {
+    throw new ConfigError([
+      'PROVIDERS_JSON: must be a non-empty array of {"provider": name, "regions": [name, ...], "priority": integer}',
+    ]);
+  }
+  return parsed;
+}
+
+function isOffer(value: unknown): value is ProviderOffer {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v['provider'] === 'string' &&
+    NAME.test(v['provider']) &&
+    v['provider'] !== 'auto' &&
+    Array.isArray(v['regions']) &&
+    v['regions'].length > 0 &&
+    v['regions'].every((r) => typeof r === 'string' && NAME.test(r) && r !== 'auto') &&
+    Number.isInteger(v['priority'])
+  );
+}

@@ -1,0 +1,27 @@
+import { Transform } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+import { CommonEnv } from '@wrs/config';
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+
+/** What `npm start` reads: the common variables plus the ports of the local stack. */
+export class StackEnv extends CommonEnv {
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PORT = 8080;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  API_PORT = 0;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  RELAY_PORT = 0;
+}

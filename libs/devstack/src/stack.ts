@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export interface StackSettings {
+  /** Root of the compiled tree (the folder holding apps/ and libs/). */
+  readonly distDir: string;
+  readonly natsUrl: string;
+  readonly databaseUrl: string;
+  readonly databaseSchema: string;
+  readonly redisUrl: string;
+  readonly namespace: string;
+  readonly publicKeyFile: string;
+  readonly gatewayPort: number;
+  readonly apiPort?: number;
+  readonly relayPort?: number;
+  readonly extraEnv?: Record<string, string>;
+  /** Where each process's output goes: a line at a time, prefixed by the process name. */
+  readonly onOutput?: (service: string, line: string) => void;
+}
+
+export type ServiceName = 'api' | 'stream-relay' | 'run-worker' | 'gateway';
+
+const MAINS: Record<ServiceName | 'migrate', string> = {
+  api: 'apps/api/src/main.js',
+  'stream-relay': 'apps/stream-relay/src/main.js',
+  'run-worker': 'apps/run-worker/src/main.js',
+  gateway: 'apps/gateway/src/main.js',
+  migrate: 'apps/run-worker/src/migrate.js',
+};
+
+/**
+ * The whole stack as child processes on this machine: migrate, then api, stream-relay, run-worker and
+ * the gateway that gives clients one base URL. `npm start` and the end-to-end tests both use it, and a
+ * test can kill and restart any one process.
+ */
+export class LocalStack {
+  readonly processes = new Map<ServiceName, ChildProcess>();
+  private ports: Record<'api' | 'relay', number> = { api: 0, relay: 0 };
+
+  constructor(private readonly settings: StackSettings) {}
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.settings.gatewayPort}/api/v1`;
+  }
+
+  async start(): Promise<void> {
+    this.ports = {
+      api: this.settings.apiPort || (await freePort()),
+      relay: this.settings.relayPort || (await freePort()),
+    };
+    await this.runToCompletion('migrate');
+    for (const service of ['api', 'stream-relay', 'run-worker', 'gateway'] as const) {
+      this.startService(service);
+    }
+    await waitFor(`${this.baseUrl}/version`, 30_000);
+  }
+
+  startService(service: ServiceName): ChildProcess {
+    const child = spawn(process.execPath, [join(this.settings.distDir, MAINS[service])], {
+      env: this.envFor(service),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.processes.set(service, child);
+    this.forwardOutput(service, child);
+    return child;
+  }
+
+  /** Sends a signal and waits for the process to exit. */
+  async kill(service: ServiceName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.processes.get(service);
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      return;
+    }
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    await exited;
+  }
+
+  async restart(service: ServiceName): Promise<void> {
+    await this.kill(service);
+    this.startService(service);
+    if (service === 'api' || service === 'stream-relay') {
+      await waitFor(`http://127.0.0.1:${service === 'api' ? this.ports.api : this.ports.relay}/api/v1/version`, 30_000, [
+        200, 401, 404,
+      ]);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.processes.keys()].map((s) => this.kill(s, 'SIGTERM')));
+  }
+
+  private envFor(service: ServiceName | 'migrate'): NodeJS.ProcessEnv {
+    const s = this.settings;
+    const common: Record<string, string> = {
+      PATH: process.env['PATH'] ?? '',
+      NATS_URL: s.natsUrl,
+      DATABASE_URL: s.databaseUrl,
+      DATABASE_SCHEMA: s.databaseSchema,
+      REDIS_URL: s.redisUrl,
+      NAMESPACE: s.namespace,
+      AUTH_PUBLIC_KEY_FILE: s.publicKeyFile,
+      ...s.extraEnv,
+    };
+    switch (service) {
+      case 'api':
+        return { ...common, PORT: String(this.ports.api) };
+      case 'stream-relay':
+        return { ...common, PORT: String(this.ports.relay) };
+      case 'gateway':
+        return {
+          PATH: common['PATH'],
+          PORT: String(s.gatewayPort),
+          API_UPSTREAM: `http://127.0.0.1:${this.ports.api}`,
+          RELAY_UPSTREAM: `http://127.0.0.1:${this.ports.relay}`,
+        };
+      default:
+        return common;
+    }
+  }
+
+  private async runToCompletion(service: 'migrate'): Promise<void> {
+    const child = spawn(process.execPath, [join(this.settings.distDir, MAINS[service])], {
+      env: this.envFor(service),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.forwardOutput(service, child);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) {
+      throw new Error(`${service} exited with code ${code}`);
+    }
+  }
+
+  private forwardOutput(service: string, child: ChildProcess): void {
+    const emit = this.settings.onOutput ?? ((name: string, line: string) => process.stdout.write(`[${name}] ${line}\n`));
+    for (const stream of [child.stdout, child.stderr]) {
+      let buffered = '';
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        buffered += chunk;
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        lines.forEach((line) => emit(service, line));
+      });
+    }
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function waitFor(url: string, timeoutMs: number, okStatuses: number[] = [200]): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (okStatuses.includes(res.status)) {
+        return;
+      }
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

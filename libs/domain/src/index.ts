@@ -1,0 +1,5 @@
+export * from './run/run.events';
+export * from './run/run.state';
+export * from './run/run.commands';
+export * from './run/run.view';
+export * from './placement/placement';

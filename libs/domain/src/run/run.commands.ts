@@ -1,0 +1,108 @@
+import type { Failure, Placement, RunEvent, Workload } from './run.events';
+import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
+
+/**
+ * Commands carry their time (`now`) and ids in, so deciding stays pure. A command that would change
+ * nothing decides `[]`: re-sending a command is always safe.
+ */
+export type RunCommand =
+  | {
+      readonly type: 'CreateRun';
+      readonly runId: string;
+      readonly workspaceId: string;
+      readonly workload: Workload;
+      readonly provider: string;
+      readonly region: string;
+      readonly idempotencyKey: string;
+      readonly now: string;
+    }
+  | { readonly type: 'DispatchRun'; readonly placement: Placement; readonly now: string }
+  | { readonly type: 'MarkRunStarted'; readonly now: string }
+  | { readonly type: 'CompleteRun'; readonly exitCode: number; readonly now: string }
+  | { readonly type: 'FailRun'; readonly failure: Failure; readonly now: string }
+  | { readonly type: 'CancelRun'; readonly requestedBy: string; readonly now: string }
+  | { readonly type: 'ConfirmRunCanceled'; readonly now: string };
+
+export type RunCommandType = RunCommand['type'];
+
+export class RunNotFoundError extends Error {
+  readonly code = 'run_not_found';
+  constructor() {
+    super('run not found');
+  }
+}
+
+export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
+  if (command.type === 'CreateRun') {
+    if (state) {
+      return [];
+    }
+    const { runId, workspaceId, workload, provider, region, idempotencyKey, now } = command;
+    return [
+      { type: 'run.created', data: { runId, workspaceId, workload, provider, region, idempotencyKey, at: now } },
+    ];
+  }
+  if (!state) {
+    throw new RunNotFoundError();
+  }
+  if (isTerminalState(state.state)) {
+    return [];
+  }
+  switch (command.type) {
+    case 'DispatchRun':
+      return state.state === 'queued'
+        ? [{ type: 'run.dispatched', data: { placement: command.placement, at: command.now } }]
+        : [];
+    case 'MarkRunStarted':
+      return state.state === 'starting' ? [{ type: 'run.started', data: { at: command.now } }] : [];
+    case 'CompleteRun':
+      return completionEvents(state.state, command.exitCode, command.now, state.cancellation?.requestedBy);
+    case 'FailRun':
+      if (state.state === 'canceling') {
+        return [canceled(state.cancellation?.requestedBy, command.now)];
+      }
+      return [{ type: 'run.failed', data: { failure: command.failure, exitCode: null, at: command.now } }];
+    case 'CancelRun':
+      // A cancel that arrives before dispatch wins outright: the workload is never started.
+      if (state.state === 'queued') {
+        return [canceled(command.requestedBy, command.now)];
+      }
+      if (state.state === 'canceling') {
+        return [];
+      }
+      return [{ type: 'run.cancel_requested', data: { requestedBy: command.requestedBy, at: command.now } }];
+    case 'ConfirmRunCanceled':
+      return state.state === 'canceling' ? [canceled(state.cancellation?.requestedBy, command.now)] : [];
+    default:
+      return assertNever(command);
+  }
+}
+
+function completionEvents(
+  current: string,
+  exitCode: number,
+  now: string,
+  cancelRequestedBy: string | undefined,
+): RunEvent[] {
+  // Cancel always wins: a workload that exits while its cancellation is under way ends canceled.
+  if (current === 'canceling') {
+    return [canceled(cancelRequestedBy, now)];
+  }
+  if (exitCode === 0) {
+    return [{ type: 'run.succeeded', data: { exitCode: 0, at: now } }];
+  }
+  return [
+    {
+      type: 'run.failed',
+      data: {
+        failure: { code: 'workload_exit_nonzero', message: `the workload exited with code ${exitCode}` },
+        exitCode,
+        at: now,
+      },
+    },
+  ];
+}
+
+function canceled(requestedBy: string | undefined, now: string): RunEvent {
+  return { type: 'run.canceled', data: { requestedBy: requestedBy ?? 'system', at: now } };
+}

@@ -1,0 +1,68 @@
+/**
+ * Events of a Run: the facts the event store keeps. Derived state is a pure fold of these
+ * (see run.state.ts). Event payloads never carry secrets.
+ */
+export interface Workload {
+  readonly image: string;
+  readonly command?: readonly string[];
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly timeoutSeconds?: number;
+}
+
+export interface Placement {
+  readonly provider: string;
+  readonly region: string;
+  /** Why this provider and region were chosen, in words a user can read. */
+  readonly reason: string;
+  readonly candidates: readonly { provider: string; region: string }[];
+}
+
+export interface Failure {
+  readonly code: FailureCode;
+  readonly message: string;
+}
+
+export const FAILURE_CODES = ['workload_exit_nonzero', 'provider_error', 'no_capacity', 'timed_out'] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+export type RunEvent =
+  | {
+      readonly type: 'run.created';
+      readonly data: {
+        readonly runId: string;
+        readonly workspaceId: string;
+        readonly workload: Workload;
+        readonly provider: string;
+        readonly region: string;
+        readonly idempotencyKey: string;
+        readonly at: string;
+      };
+    }
+  | { readonly type: 'run.dispatched'; readonly data: { readonly placement: Placement; readonly at: string } }
+  | { readonly type: 'run.started'; readonly data: { readonly at: string } }
+  | { readonly type: 'run.succeeded'; readonly data: { readonly exitCode: 0; readonly at: string } }
+  | {
+      readonly type: 'run.failed';
+      readonly data: { readonly failure: Failure; readonly exitCode: number | null; readonly at: string };
+    }
+  | { readonly type: 'run.cancel_requested'; readonly data: { readonly requestedBy: string; readonly at: string } }
+  | { readonly type: 'run.canceled'; readonly data: { readonly requestedBy: string; readonly at: string } };
+
+export type RunEventType = RunEvent['type'];
+
+export const RUN_EVENT_TYPES: readonly RunEventType[] = [
+  'run.created',
+  'run.dispatched',
+  'run.started',
+  'run.succeeded',
+  'run.failed',
+  'run.cancel_requested',
+  'run.canceled',
+];
+
+const TERMINAL_EVENT_TYPES: ReadonlySet<RunEventType> = new Set(['run.succeeded', 'run.failed', 'run.canceled']);
+
+export function isTerminalEventType(type: string): boolean {
+  return TERMINAL_EVENT_TYPES.has(type as RunEventType);
+}

@@ -1,0 +1,108 @@
+import type { Failure, Placement, RunEvent, Workload } from './run.events';
+
+export const RUN_STATES = [
+  'queued',
+  'starting',
+  'running',
+  'canceling',
+  'succeeded',
+  'failed',
+  'canceled',
+] as const;
+export type RunStateName = (typeof RUN_STATES)[number];
+
+const TERMINAL_STATES: ReadonlySet<RunStateName> = new Set(['succeeded', 'failed', 'canceled']);
+
+export function isTerminalState(state: RunStateName): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+/** The derived state of one Run: what a fold of its events says, nothing more. */
+export interface RunState {
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly state: RunStateName;
+  readonly workload: Workload;
+  readonly requested: { readonly provider: string; readonly region: string };
+  readonly placement: Placement | null;
+  readonly idempotencyKey: string;
+  readonly createdAt: string;
+  readonly dispatchedAt: string | null;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly exitCode: number | null;
+  readonly failure: Failure | null;
+  readonly cancellation: { readonly requestedBy: string; readonly requestedAt: string } | null;
+}
+
+/** `null` is the state of a run that has no events yet. */
+export type MaybeRunState = RunState | null;
+
+export function evolve(current: MaybeRunState, event: RunEvent): MaybeRunState {
+  if (event.type === 'run.created') {
+    // A second creation event cannot change an existing run: the first one wins.
+    if (current) {
+      return current;
+    }
+    const d = event.data;
+    return {
+      runId: d.runId,
+      workspaceId: d.workspaceId,
+      state: 'queued',
+      workload: d.workload,
+      requested: { provider: d.provider, region: d.region },
+      placement: null,
+      idempotencyKey: d.idempotencyKey,
+      createdAt: d.at,
+      dispatchedAt: null,
+      startedAt: null,
+      finishedAt: null,
+      exitCode: null,
+      failure: null,
+      cancellation: null,
+    };
+  }
+  // Events for a run that was never created carry nothing to fold into.
+  if (!current) {
+    return current;
+  }
+  switch (event.type) {
+    case 'run.dispatched':
+      return { ...current, state: 'starting', placement: event.data.placement, dispatchedAt: event.data.at };
+    case 'run.started':
+      return { ...current, state: 'running', startedAt: event.data.at };
+    case 'run.succeeded':
+      return { ...current, state: 'succeeded', exitCode: 0, finishedAt: event.data.at };
+    case 'run.failed':
+      return {
+        ...current,
+        state: 'failed',
+        exitCode: event.data.exitCode,
+        failure: event.data.failure,
+        finishedAt: event.data.at,
+      };
+    case 'run.cancel_requested':
+      return {
+        ...current,
+        state: 'canceling',
+        cancellation: { requestedBy: event.data.requestedBy, requestedAt: event.data.at },
+      };
+    case 'run.canceled':
+      return {
+        ...current,
+        state: 'canceled',
+        finishedAt: event.data.at,
+        cancellation: current.cancellation ?? { requestedBy: event.data.requestedBy, requestedAt: event.data.at },
+      };
+    default:
+      return assertNever(event);
+  }
+}
+
+export function fold(events: readonly RunEvent[]): MaybeRunState {
+  return events.reduce<MaybeRunState>(evolve, null);
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unhandled variant: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,61 @@
+/**
+ * Stream names and subjects, all under one namespace so that several stacks (and test runs) share a
+ * NATS server without seeing each other. Ids placed in subjects are validated to be subject-safe
+ * before they get here (workspace ids by the token check, run ids as UUIDs).
+ */
+export class StreamNames {
+  readonly eventsStream: string;
+  readonly commandsStream: string;
+
+  constructor(readonly namespace: string) {
+    this.eventsStream = `${namespace.toUpperCase()}_RUN_EVENTS`;
+    this.commandsStream = `${namespace.toUpperCase()}_RUN_COMMANDS`;
+  }
+
+  /** Every event of one run, in order: the run's event stream and its optimistic-concurrency unit. */
+  runEvents(workspaceId: string, runId: string): string {
+    return `${this.namespace}.evt.${workspaceId}.${runId}`;
+  }
+
+  allRunEvents(): string {
+    return `${this.namespace}.evt.>`;
+  }
+
+  createCommand(workspaceId: string, runId: string): string {
+    return `${this.namespace}.cmd.create.${workspaceId}.${runId}`;
+  }
+
+  cancelCommand(workspaceId: string, runId: string): string {
+    return `${this.namespace}.cmd.cancel.${workspaceId}.${runId}`;
+  }
+
+  /** Claims one (workspace, Idempotency-Key) pair; the key is hashed so any printable key fits. */
+  idempotencyClaim(workspaceId: string, keyHash: string): string {
+    return `${this.namespace}.idem.${workspaceId}.${keyHash}`;
+  }
+
+  allCommands(): string {
+    return `${this.namespace}.cmd.>`;
+  }
+
+  commandSubjects(): string[] {
+    return [`${this.namespace}.cmd.>`, `${this.namespace}.idem.>`];
+  }
+
+  workerCommandsConsumer(): string {
+    return `${this.namespace}_run_worker_commands`;
+  }
+
+  projectionConsumer(): string {
+    return `${this.namespace}_run_worker_projection`;
+  }
+}
+
+/** Parses `<ns>.evt.<workspace>.<run>` back into its ids. */
+export function parseRunEventsSubject(subject: string): { workspaceId: string; runId: string } | null {
+  const parts = subject.split('.');
+  if (parts.length !== 4 || parts[1] !== 'evt' || !parts[2] || !parts[3]) {
+    return null;
+  }
+  return { workspaceId: parts[2], runId: parts[3] };
+}

@@ -1,0 +1,17 @@
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { DependencyError } from './dependency-error';
+
+export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+  try {
+    return await connect({
+      servers: url,
+      name,
+      // Keep trying after a lost connection: a restarted NATS must not need a restarted service.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    });
+  } catch (error) {
+    throw new DependencyError('NATS', url, error);
+  }
+}

@@ -1,0 +1,69 @@
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import type { StreamNames } from './names';
+import type { CancelRunCommandMessage, CreateRunCommandMessage, IdempotencyClaim } from './run-commands';
+
+export type ClaimResult = { readonly claimed: true } | { readonly claimed: false; readonly existing: IdempotencyClaim };
+
+/**
+ * The API's side of the command stream. Exactly one run per (workspace, Idempotency-Key) rests on
+ * JetStream alone: the claim is the first message on the key's subject (`expect.lastSubjectSequence: 0`),
+ * kept for the retention window; Redis is never needed for it.
+ */
+export class RunCommandBus {
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly names: StreamNames,
+  ) {}
+
+  async claimIdempotencyKey(workspaceId: string, keyHash: string, claim: IdempotencyClaim): Promise<ClaimResult> {
+    const subject = this.names.idempotencyClaim(workspaceId, keyHash);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await this.publishFirst(subject, claim)) {
+        return { claimed: true };
+      }
+      const existing = await this.jsm.streams.getMessage(this.names.commandsStream, { last_by_subj: subject });
+      if (existing) {
+        return { claimed: false, existing: existing.json<IdempotencyClaim>() };
+      }
+      // The claim expired between our publish and our read: claim again.
+    }
+    throw new Error('idempotency claim did not settle');
+  }
+
+  /** Publishes the create command once; a retry for the same run finds it there and is a no-op. */
+  async publishCreate(command: CreateRunCommandMessage): Promise<void> {
+    await this.publishFirst(this.names.createCommand(command.workspaceId, command.runId), command);
+  }
+
+  async findCreate(workspaceId: string, runId: string): Promise<CreateRunCommandMessage | null> {
+    const message = await this.jsm.streams.getMessage(this.names.commandsStream, {
+      last_by_subj: this.names.createCommand(workspaceId, runId),
+    });
+    return message ? message.json<CreateRunCommandMessage>() : null;
+  }
+
+  async publishCancel(command: CancelRunCommandMessage): Promise<void> {
+    await this.js.publish(this.names.cancelCommand(command.workspaceId, command.runId), JSON.stringify(command), {
+      msgID: `cancel:${command.runId}:${command.requestId}`,
+    });
+  }
+
+  /** True when this publish is the subject's first message; false when one was already there. */
+  private async publishFirst(subject: string, payload: object): Promise<boolean> {
+    try {
+      const ack = await this.js.publish(subject, JSON.stringify(payload), { expect: { lastSubjectSequence: 0 } });
+      return !ack.duplicate;
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) {
+        return false;
+      }
+      throw error;
+    }
+  }
+}

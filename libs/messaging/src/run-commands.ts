@@ -1,0 +1,32 @@
+import type { Workload } from '@wrs/domain';
+
+/** Commands the API appends to JetStream; the run-worker decides events from them. */
+export interface CreateRunCommandMessage {
+  readonly type: 'CreateRun';
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly workload: Workload;
+  readonly provider: string;
+  readonly region: string;
+  readonly idempotencyKey: string;
+  readonly now: string;
+  readonly requestId: string;
+}
+
+export interface CancelRunCommandMessage {
+  readonly type: 'CancelRun';
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly requestedBy: string;
+  readonly now: string;
+  readonly requestId: string;
+}
+
+export type RunCommandMessage = CreateRunCommandMessage | CancelRunCommandMessage;
+
+/** What a claimed Idempotency-Key remembers: enough to answer a retry without Redis or Postgres. */
+export interface IdempotencyClaim {
+  readonly runId: string;
+  readonly fingerprint: string;
+  readonly createdAt: string;
+}

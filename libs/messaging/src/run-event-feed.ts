@@ -1,0 +1,61 @@
+import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { StreamNames } from './names';
+import { decodeRunEvent, type RunEventEnvelope } from './run-event-codec';
+
+export interface FeedEvent {
+  readonly seq: number;
+  readonly envelope: RunEventEnvelope;
+  /** The stored JSON, sent as it is. */
+  readonly json: string;
+}
+
+export interface Subscription extends AsyncIterable<FeedEvent> {
+  close(): Promise<void>;
+}
+
+/**
+ * Reads a run's events for the stream-relay: an ordered consumer filtered to the run's subject,
+ * starting right after the last id the client has. Stateless: any replica can serve any resume.
+ */
+export class RunEventFeed {
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly names: StreamNames,
+  ) {}
+
+  async last(workspaceId: string, runId: string): Promise<FeedEvent | null> {
+    const message = await this.jsm.streams.getMessage(this.names.eventsStream, {
+      last_by_subj: this.names.runEvents(workspaceId, runId),
+    });
+    return message ? { seq: message.seq, envelope: decodeRunEvent(message.data).envelope, json: message.string() } : null;
+  }
+
+  /** A run that has no event yet exists if its create command was accepted. */
+  async accepted(workspaceId: string, runId: string): Promise<boolean> {
+    const message = await this.jsm.streams.getMessage(this.names.commandsStream, {
+      last_by_subj: this.names.createCommand(workspaceId, runId),
+    });
+    return message !== null;
+  }
+
+  async follow(workspaceId: string, runId: string, afterSeq: number): Promise<Subscription> {
+    const consumer = await this.js.consumers.get(this.names.eventsStream, {
+      filter_subjects: this.names.runEvents(workspaceId, runId),
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: afterSeq + 1,
+    });
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: 256 });
+    return {
+      close: async () => {
+        await messages.close();
+      },
+      async *[Symbol.asyncIterator]() {
+        for await (const m of messages) {
+          const json = m.string();
+          yield { seq: m.seq, envelope: decodeRunEvent(m.data).envelope, json };
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,95 @@
+import {
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import type { RunEvent } from '@wrs/domain';
+import type { StreamNames } from './names';
+import { decodeRunEvent, encodeRunEvent } from './run-event-codec';
+
+export interface RecordedRunEvent {
+  readonly seq: number;
+  readonly event: RunEvent;
+}
+
+/** The run's subject moved on since the version the decision was based on. */
+export class VersionConflictError extends Error {
+  constructor(readonly expected: number) {
+    super(`version conflict: expected last sequence ${expected}`);
+    this.name = 'VersionConflictError';
+  }
+}
+
+/**
+ * JetStream as the event store: one subject per run, the stream sequence as the event's version.
+ * Appends are guarded by `expect.lastSubjectSequence` (optimistic concurrency) and carry a `msgID` so
+ * a publish retried after a lost acknowledgement is not stored twice.
+ */
+export class RunEventStore {
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly names: StreamNames,
+  ) {}
+
+  /** Sequence of the run's last event, 0 when it has none. */
+  async version(workspaceId: string, runId: string): Promise<number> {
+    const last = await this.jsm.streams.getMessage(this.names.eventsStream, {
+      last_by_subj: this.names.runEvents(workspaceId, runId),
+    });
+    return last?.seq ?? 0;
+  }
+
+  async read(workspaceId: string, runId: string): Promise<{ events: RecordedRunEvent[]; version: number }> {
+    const version = await this.version(workspaceId, runId);
+    if (version === 0) {
+      return { events: [], version };
+    }
+    const consumer = await this.js.consumers.get(this.names.eventsStream, {
+      filter_subjects: this.names.runEvents(workspaceId, runId),
+      deliver_policy: DeliverPolicy.All,
+    });
+    const messages = await consumer.consume();
+    const events: RecordedRunEvent[] = [];
+    try {
+      for await (const m of messages) {
+        events.push({ seq: m.seq, event: decodeRunEvent(m.data).event });
+        if (m.seq >= version) {
+          break;
+        }
+      }
+    } finally {
+      await messages.close();
+    }
+    return { events, version };
+  }
+
+  /** Appends in order after `expectedVersion`; returns the new version. */
+  async append(
+    workspaceId: string,
+    runId: string,
+    events: readonly RunEvent[],
+    expectedVersion: number,
+    messageIdBase: string,
+  ): Promise<number> {
+    const subject = this.names.runEvents(workspaceId, runId);
+    let version = expectedVersion;
+    for (const [index, event] of events.entries()) {
+      try {
+        const ack = await this.js.publish(subject, encodeRunEvent(workspaceId, runId, event), {
+          msgID: `${messageIdBase}:${index}`,
+          expect: { lastSubjectSequence: version },
+        });
+        version = ack.seq;
+      } catch (error) {
+        if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) {
+          throw new VersionConflictError(version);
+        }
+        throw error;
+      }
+    }
+    return version;
+  }
+}

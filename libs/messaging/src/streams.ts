@@ -1,0 +1,46 @@
+import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import type { StreamNames } from './names';
+
+const NANOS_PER_MS = 1_000_000;
+
+export interface StreamSettings {
+  /** How long an Idempotency-Key claim (and the create command) is kept: the retention window. */
+  readonly idempotencyRetentionMs: number;
+}
+
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = { idempotencyRetentionMs: 24 * 60 * 60 * 1000 };
+
+/** Creates the two streams if missing; safe to call from every service at start. */
+export async function ensureStreams(
+  jsm: JetStreamManager,
+  names: StreamNames,
+  settings: StreamSettings = DEFAULT_STREAM_SETTINGS,
+): Promise<void> {
+  await addOrUpdate(jsm, {
+    name: names.eventsStream,
+    subjects: [names.allRunEvents()],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
+  });
+  await addOrUpdate(jsm, {
+    name: names.commandsStream,
+    subjects: names.commandSubjects(),
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    max_age: settings.idempotencyRetentionMs * NANOS_PER_MS,
+    duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
+  });
+}
+
+type StreamConfig = Parameters<JetStreamManager['streams']['add']>[0];
+
+async function addOrUpdate(jsm: JetStreamManager, config: StreamConfig): Promise<void> {
+  const name = config.name as string;
+  const existing = await jsm.streams.info(name).catch(() => null);
+  if (!existing) {
+    await jsm.streams.add(config);
+  }
+}

@@ -1,0 +1,67 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { RunEventEntity } from './entities/run-event.entity';
+import { RunEntity } from './entities/run.entity';
+import { WorkspaceEntity } from './entities/workspace.entity';
+import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
+
+export interface DatabaseOptions {
+  readonly url: string;
+  readonly schema: string;
+  readonly poolSize?: number;
+}
+
+export class DatabaseUnavailableError extends Error {
+  constructor(url: string, cause: unknown) {
+    super(
+      `cannot connect to Postgres at ${url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+export function createDataSource(options: DatabaseOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: [WorkspaceEntity, RunEntity, RunEventEntity],
+    migrations: [InitialSchema1763700000000],
+    migrationsTableName: 'typeorm_migrations',
+    // Migrations own the schema; synchronize would let an entity edit alter production tables.
+    synchronize: false,
+    extra: { max: options.poolSize ?? 10, options: `-c search_path=${options.schema}` },
+  });
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
+  const dataSource = createDataSource(options);
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    throw new DatabaseUnavailableError(options.url, error);
+  }
+  return dataSource;
+}
+
+/** Creates the schema (if missing) and applies pending migrations: the migration step of the stack. */
+export async function migrate(options: DatabaseOptions): Promise<string[]> {
+  const client = new Client({ connectionString: options.url });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new DatabaseUnavailableError(options.url, error);
+  }
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+  } finally {
+    await client.end();
+  }
+  const dataSource = await openDatabase(options);
+  try {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,32 @@
+import type { RunState } from '@wrs/domain';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from './bigint-number';
+
+/** The projection of one run: its folded state and the sequence of the last event folded in. */
+@Entity({ name: 'runs' })
+@Index('runs_workspace_created', ['workspaceId', 'createdAt'])
+export class RunEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'workspace_id', type: 'text' })
+  workspaceId!: string;
+
+  @Column({ type: 'text' })
+  state!: string;
+
+  @Column({ type: 'boolean' })
+  terminal!: boolean;
+
+  @Column({ type: 'bigint', transformer: bigintAsNumber })
+  version!: number;
+
+  @Column({ type: 'jsonb' })
+  body!: RunState;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,6 @@
+export * from './data-source';
+export * from './run-projection';
+export * from './run-queries';
+export * from './workspaces';
+export { RunEntity } from './entities/run.entity';
+export { WorkspaceEntity } from './entities/workspace.entity';

@@ -1,0 +1,21 @@
+import { toRunView, type RunView } from '@wrs/domain';
+import type { DataSource } from 'typeorm';
+import { RunEntity } from './entities/run.entity';
+
+export class RunQueries {
+  constructor(private readonly db: DataSource) {}
+
+  /** The run if it belongs to the workspace; a foreign run is exactly as absent as a missing one. */
+  async find(workspaceId: string, runId: string): Promise<RunView | null> {
+    const row = await this.db.getRepository(RunEntity).findOneBy({ id: runId, workspaceId });
+    return row ? toRunView(row.body, row.version) : null;
+  }
+
+  /** Runs not yet in a terminal state, least recently changed first: what the reconciler drives. */
+  async active(limit: number): Promise<RunView[]> {
+    const rows = await this.db
+      .getRepository(RunEntity)
+      .find({ where: { terminal: false }, order: { updatedAt: 'ASC' }, take: limit });
+    return rows.map((row) => toRunView(row.body, row.version));
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The catalogue of problem codes: one entry per code, with its HTTP status, whether a client may retry,
+ * and a title. Clients branch on `code` and status, never on `title`. The contract's enum of codes is
+ * checked against this list by a test.
+ */
+export interface ProblemDefinition {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly title: string;
+}
+
+export const PROBLEMS = {
+  validation_failed: { status: 400, retryable: false, title: 'The request is not valid.' },
+  malformed_json: { status: 400, retryable: false, title: 'The request body is not valid JSON.' },
+  idempotency_key_missing: { status: 400, retryable: false, title: 'The Idempotency-Key header is required.' },
+  idempotency_key_invalid: {
+    status: 400,
+    retryable: false,
+    title: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
+  },
+  unsupported_provider: { status: 400, retryable: false, title: 'The provider is not offered here.' },
+  unsupported_region: { status: 400, retryable: false, title: 'The region is not offered by the provider.' },
+  invalid_last_event_id: {
+    status: 400,
+    retryable: false,
+    title: 'Last-Event-ID must be a non-negative integer.',
+  },
+  token_missing: { status: 401, retryable: false, title: 'A bearer token is required.' },
+  token_malformed: { status: 401, retryable: false, title: 'The bearer token is malformed.' },
+  token_invalid_signature: { status: 401, retryable: false, title: 'The bearer token signature is not valid.' },
+  token_expired: { status: 401, retryable: false, title: 'The bearer token has expired.' },
+  token_claims_invalid: { status: 401, retryable: false, title: 'The bearer token is not valid for this service.' },
+  workspace_mismatch: {
+    status: 403,
+    retryable: false,
+    title: 'The X-Service-Workspace-ID header names a different workspace than the token.',
+  },
+  route_not_found: { status: 404, retryable: false, title: 'No such route.' },
+  run_not_found: { status: 404, retryable: false, title: 'The run does not exist.' },
+  workspace_not_found: { status: 404, retryable: false, title: 'The workspace does not exist.' },
+  not_acceptable: { status: 406, retryable: false, title: 'The requested media type cannot be produced.' },
+  idempotency_conflict: {
+    status: 409,
+    retryable: false,
+    title: 'The Idempotency-Key was already used with a different request.',
+  },
+  version_conflict: { status: 409, retryable: false, title: 'The run has changed since the version given.' },
+  approval_conflict: { status: 409, retryable: false, title: 'The operation conflicts with a pending approval.' },
+  payload_too_large: { status: 413, retryable: false, title: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, retryable: false, title: 'The request body must be application/json.' },
+  internal_error: { status: 500, retryable: true, title: 'An unexpected error occurred.' },
+  dependency_unavailable: {
+    status: 503,
+    retryable: true,
+    title: 'A service this request depends on is unavailable.',
+  },
+} as const satisfies Record<string, ProblemDefinition>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export const PROBLEM_CODES = Object.keys(PROBLEMS) as ProblemCode[];
+
+/** Stable, documented type URI of a problem code (RFC 9457 `type`). */
+export function problemTypeUri(code: ProblemCode): string {
+  return `urn:workload-run-service:problem:${code}`;
+}

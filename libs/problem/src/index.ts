@@ -1,0 +1,6 @@
+export * from './catalogue';
+export * from './problem-error';
+export * from './problem-body';
+export * from './problem.filter';
+export * from './request-id';
+export * from './json-body';

@@ -1,0 +1,67 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ProblemError } from './problem-error';
+
+export interface JsonBodyOptions {
+  readonly limitBytes: number;
+}
+
+/**
+ * Reads JSON request bodies with our own errors: wrong media type is 415, too large is 413 (counted as
+ * the bytes arrive, so a lying Content-Length cannot make us buffer more), broken JSON is 400.
+ */
+export function jsonBodyMiddleware(options: JsonBodyOptions) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    if (!hasBody(req)) {
+      req.body = undefined;
+      next();
+      return;
+    }
+    const type = (req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json' && !(type ?? '').endsWith('+json')) {
+      req.resume();
+      next(new ProblemError('unsupported_media_type', { params: { accepted: ['application/json'] } }));
+      return;
+    }
+    const declared = Number(req.header('content-length') ?? '0');
+    if (declared > options.limitBytes) {
+      req.resume();
+      next(new ProblemError('payload_too_large', { params: { limitBytes: options.limitBytes } }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > options.limitBytes && !failed) {
+        failed = true;
+        next(new ProblemError('payload_too_large', { params: { limitBytes: options.limitBytes } }));
+      } else if (!failed) {
+        chunks.push(chunk);
+      }
+    });
+    req.on('end', () => {
+      if (failed) {
+        return;
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        req.body = text.length === 0 ? undefined : JSON.parse(text);
+      } catch {
+        next(new ProblemError('malformed_json'));
+        return;
+      }
+      next();
+    });
+    req.on('error', () => {
+      if (!failed) {
+        failed = true;
+        next(new ProblemError('validation_failed', { detail: 'the request body could not be read' }));
+      }
+    });
+  };
+}
+
+function hasBody(req: Request): boolean {
+  return req.header('transfer-encoding') !== undefined || Number(req.header('content-length') ?? '0') > 0;
+}

@@ -1,0 +1,22 @@
+import type { ProblemCode } from './catalogue';
+
+export interface ProblemOptions {
+  readonly detail?: string;
+  readonly params?: Record<string, unknown>;
+  /** Extra response headers, e.g. `Retry-After` or `Allow`. */
+  readonly headers?: Record<string, string>;
+}
+
+/**
+ * The one error type that crosses into HTTP: it names a catalogue code. Domain code throws it (or a
+ * domain error the filter maps); nothing throws Nest's HTTP exceptions.
+ */
+export class ProblemError extends Error {
+  constructor(
+    readonly code: ProblemCode,
+    readonly options: ProblemOptions = {},
+  ) {
+    super(options.detail ?? code);
+    this.name = 'ProblemError';
+  }
+}
