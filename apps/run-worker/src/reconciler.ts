@@ -75,7 +75,9 @@ export class Reconciler {
         return this.observe(run);
       case 'canceling':
         return this.cancel(run);
-      default:
+      case 'succeeded':
+      case 'failed':
+      case 'canceled':
         return;
     }
   }

@@ -115,7 +115,8 @@ export class LocalStack {
           API_UPSTREAM: `http://127.0.0.1:${this.ports.api}`,
           RELAY_UPSTREAM: `http://127.0.0.1:${this.ports.relay}`,
         };
-      default:
+      case 'run-worker':
+      case 'migrate':
         return common;
     }
   }

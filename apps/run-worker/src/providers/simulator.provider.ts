@@ -14,11 +14,21 @@ export class SimulatorProvider implements RunProvider {
 
   constructor(private readonly clock: () => number = Date.now) {}
 
-  async submit(): Promise<void> {
+  submit(): Promise<void> {
     // Nothing to start: observe() derives the phase from the dispatch time.
+    return Promise.resolve();
   }
 
-  async observe(run: RunView): Promise<Observation> {
+  observe(run: RunView): Promise<Observation> {
+    return Promise.resolve(this.phaseOf(run));
+  }
+
+  cancel(): Promise<void> {
+    // Nothing runs, so nothing to stop.
+    return Promise.resolve();
+  }
+
+  private phaseOf(run: RunView): Observation {
     if (!run.dispatchedAt) {
       return { phase: 'pending' };
     }
@@ -33,10 +43,6 @@ export class SimulatorProvider implements RunProvider {
       return { phase: 'running' };
     }
     return { phase: 'exited', exitCode: numberOr(env['SIM_EXIT_CODE'], SIMULATOR_DEFAULTS.exitCode) };
-  }
-
-  async cancel(): Promise<void> {
-    // Nothing runs, so nothing to stop.
   }
 }
 

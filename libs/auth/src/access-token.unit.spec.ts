@@ -1,0 +1,100 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { AccessTokenVerifier, keyIdOf, mintAccessToken, TokenError, type SigningKey } from './access-token';
+
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+
+function keyPair(): { key: SigningKey; publicKey: ReturnType<typeof generateKeyPairSync>['publicKey'] } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return { key: { kid: keyIdOf(publicKey), privateKey }, publicKey };
+}
+
+const current = keyPair();
+const rotatedOut = keyPair();
+const verifier = new AccessTokenVerifier({
+  publicKeys: new Map([
+    [current.key.kid, current.publicKey],
+    [rotatedOut.key.kid, rotatedOut.publicKey],
+  ]),
+  issuer: 'iss',
+  audience: 'aud',
+  maxTtlSeconds: 3600,
+  clockSkewSeconds: 30,
+});
+
+const mint = (overrides: Partial<Parameters<typeof mintAccessToken>[1]> = {}, key = current.key): string =>
+  mintAccessToken(key, { issuer: 'iss', audience: 'aud', workspaceId: 'ws-1', subject: 'alice', ttlSeconds: 900, now: NOW, ...overrides });
+
+function forge(header: object, claims: object, key = current.key): string {
+  const input = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${input}.${sign(null, Buffer.from(input), key.privateKey).toString('base64url')}`;
+}
+
+function codeOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof TokenError) {
+      return error.code;
+    }
+    throw error;
+  }
+  return 'accepted';
+}
+
+describe('access tokens', () => {
+  it('accepts a fresh token and yields its workspace', () => {
+    expect(verifier.verify(mint(), NOW)).toMatchObject({ workspaceId: 'ws-1', subject: 'alice' });
+  });
+  it('accepts tokens of every configured key (rotation)', () => {
+    expect(verifier.verify(mint({}, rotatedOut.key), NOW).workspaceId).toBe('ws-1');
+  });
+  it('refuses an expired token, allowing the clock skew', () => {
+    expect(codeOf(() => verifier.verify(mint(), NOW + 900_000 + 29_000))).toBe('accepted');
+    expect(codeOf(() => verifier.verify(mint(), NOW + 900_000 + 31_000))).toBe('token_expired');
+  });
+  it('refuses a token not yet valid', () => {
+    expect(codeOf(() => verifier.verify(mint({ now: NOW + 120_000 }), NOW))).toBe('token_claims_invalid');
+  });
+  it('refuses a token that lives longer than the maximum', () => {
+    expect(codeOf(() => verifier.verify(mint({ ttlSeconds: 7200 }), NOW))).toBe('token_claims_invalid');
+  });
+  it('refuses another issuer or audience', () => {
+    expect(codeOf(() => verifier.verify(mint({ issuer: 'other' }), NOW))).toBe('token_claims_invalid');
+    expect(codeOf(() => verifier.verify(mint({ audience: 'other' }), NOW))).toBe('token_claims_invalid');
+  });
+  it('refuses alg none and HMAC whatever the signature', () => {
+    const claims = JSON.parse(Buffer.from(mint().split('.')[1] ?? '', 'base64url').toString());
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+    expect(codeOf(() => verifier.verify(none, NOW))).toBe('token_malformed');
+    expect(codeOf(() => verifier.verify(forge({ alg: 'HS256', typ: 'at+jwt', kid: current.key.kid }, claims), NOW))).toBe(
+      'token_invalid_signature',
+    );
+  });
+  it('refuses a JWT that is not an access token (typ)', () => {
+    const claims = JSON.parse(Buffer.from(mint().split('.')[1] ?? '', 'base64url').toString());
+    expect(codeOf(() => verifier.verify(forge({ alg: 'EdDSA', typ: 'JWT', kid: current.key.kid }, claims), NOW))).toBe(
+      'token_claims_invalid',
+    );
+  });
+  it('refuses a token signed by an unknown key', () => {
+    expect(codeOf(() => verifier.verify(mint({}, { ...keyPair().key, kid: current.key.kid }), NOW))).toBe(
+      'token_invalid_signature',
+    );
+  });
+  it('refuses a tampered payload', () => {
+    const [h, , s] = mint().split('.');
+    const evil = Buffer.from(JSON.stringify({ ws: 'other' })).toString('base64url');
+    expect(codeOf(() => verifier.verify(`${h}.${evil}.${s}`, NOW))).toBe('token_invalid_signature');
+  });
+  it('refuses garbage as malformed and never echoes it', () => {
+    expect(codeOf(() => verifier.verify('sk-live-1234', NOW))).toBe('token_malformed');
+    try {
+      verifier.verify('abc.def.ghi', NOW);
+    } catch (error) {
+      expect(String(error)).not.toContain('abc.def.ghi');
+    }
+  });
+  it('refuses a workspace id that is not subject-safe', () => {
+    expect(codeOf(() => verifier.verify(mint({ workspaceId: 'ws.>' }), NOW))).toBe('token_claims_invalid');
+  });
+});

@@ -1,0 +1,138 @@
+import { given } from './decider.testing';
+import { RunNotFoundError, type RunCommand } from './run.commands';
+import type { Placement, RunEvent } from './run.events';
+import { fold } from './run.state';
+
+const T0 = '2026-11-21T10:00:00.000Z';
+const T1 = '2026-11-21T10:00:01.000Z';
+const T2 = '2026-11-21T10:00:02.000Z';
+const T3 = '2026-11-21T10:00:03.000Z';
+
+const workload = { image: 'busybox:1.36', args: ['echo', 'hi'] };
+const placement: Placement = {
+  provider: 'simulator',
+  region: 'local-1',
+  reason: 'as requested',
+  candidates: [{ provider: 'simulator', region: 'local-1' }],
+};
+
+const create: RunCommand = {
+  type: 'CreateRun',
+  runId: 'r1',
+  workspaceId: 'ws',
+  workload,
+  provider: 'auto',
+  region: 'auto',
+  idempotencyKey: 'k',
+  now: T0,
+};
+const created: RunEvent = {
+  type: 'run.created',
+  data: { runId: 'r1', workspaceId: 'ws', workload, provider: 'auto', region: 'auto', idempotencyKey: 'k', at: T0 },
+};
+const dispatched: RunEvent = { type: 'run.dispatched', data: { placement, at: T1 } };
+const started: RunEvent = { type: 'run.started', data: { at: T2 } };
+const succeeded: RunEvent = { type: 'run.succeeded', data: { exitCode: 0, at: T3 } };
+const cancelRequested: RunEvent = { type: 'run.cancel_requested', data: { requestedBy: 'alice', at: T2 } };
+const canceledByAlice: RunEvent = { type: 'run.canceled', data: { requestedBy: 'alice', at: T3 } };
+const failedExit3: RunEvent = {
+  type: 'run.failed',
+  data: {
+    failure: { code: 'workload_exit_nonzero', message: 'the workload exited with code 3' },
+    exitCode: 3,
+    at: T3,
+  },
+};
+
+describe('run decider', () => {
+  describe('CreateRun', () => {
+    it('creates a run that does not exist yet', () => given([]).when(create).then([created]));
+    it('decides nothing when the run exists (a re-sent create)', () => given([created]).when(create).then([]));
+    it('decides nothing for a finished run', () => given([created, dispatched, started, succeeded]).when(create).then([]));
+  });
+
+  describe('DispatchRun', () => {
+    const dispatch: RunCommand = { type: 'DispatchRun', placement, now: T1 };
+    it('dispatches a queued run', () => given([created]).when(dispatch).then([dispatched]));
+    it('decides nothing once dispatched', () => given([created, dispatched]).when(dispatch).then([]));
+    it('never dispatches a run canceled while queued', () =>
+      given([created, { type: 'run.canceled', data: { requestedBy: 'alice', at: T1 } }]).when(dispatch).then([]));
+    it('refuses a run that does not exist', () => given([]).when(dispatch).thenThrows(RunNotFoundError));
+  });
+
+  describe('MarkRunStarted', () => {
+    const start: RunCommand = { type: 'MarkRunStarted', now: T2 };
+    it('starts a dispatched run', () => given([created, dispatched]).when(start).then([started]));
+    it('decides nothing for a queued run', () => given([created]).when(start).then([]));
+    it('decides nothing when already running', () => given([created, dispatched, started]).when(start).then([]));
+  });
+
+  describe('CompleteRun', () => {
+    it('exit 0 succeeds', () =>
+      given([created, dispatched, started]).when({ type: 'CompleteRun', exitCode: 0, now: T3 }).then([succeeded]));
+    it('a non-zero exit fails with the code', () =>
+      given([created, dispatched, started]).when({ type: 'CompleteRun', exitCode: 3, now: T3 }).then([failedExit3]));
+    it('an exit while canceling ends canceled: cancel wins', () =>
+      given([created, dispatched, started, cancelRequested])
+        .when({ type: 'CompleteRun', exitCode: 0, now: T3 })
+        .then([canceledByAlice]));
+    it('decides nothing once terminal', () =>
+      given([created, dispatched, started, succeeded]).when({ type: 'CompleteRun', exitCode: 1, now: T3 }).then([]));
+  });
+
+  describe('FailRun', () => {
+    const failure = { code: 'no_capacity', message: 'none' } as const;
+    it('fails a queued run', () =>
+      given([created])
+        .when({ type: 'FailRun', failure, now: T1 })
+        .then([{ type: 'run.failed', data: { failure, exitCode: null, at: T1 } }]));
+    it('a failure while canceling ends canceled', () =>
+      given([created, dispatched, cancelRequested]).when({ type: 'FailRun', failure, now: T3 }).then([canceledByAlice]));
+  });
+
+  describe('CancelRun', () => {
+    const cancel: RunCommand = { type: 'CancelRun', requestedBy: 'alice', now: T2 };
+    it('cancels a queued run outright (cancel before dispatch wins)', () =>
+      given([created])
+        .when(cancel)
+        .then([{ type: 'run.canceled', data: { requestedBy: 'alice', at: T2 } }]));
+    it('asks a dispatched run to stop', () => given([created, dispatched]).when(cancel).then([cancelRequested]));
+    it('asks a running run to stop', () => given([created, dispatched, started]).when(cancel).then([cancelRequested]));
+    it('is safe to repeat while canceling', () => given([created, dispatched, cancelRequested]).when(cancel).then([]));
+    it('changes nothing for a finished run', () =>
+      given([created, dispatched, started, succeeded]).when(cancel).then([]));
+    it('refuses a run that does not exist', () => given([]).when(cancel).thenThrows(RunNotFoundError));
+  });
+
+  describe('ConfirmRunCanceled', () => {
+    const confirm: RunCommand = { type: 'ConfirmRunCanceled', now: T3 };
+    it('ends a canceling run canceled, keeping who asked', () =>
+      given([created, dispatched, cancelRequested]).when(confirm).then([canceledByAlice]));
+    it('decides nothing for a run that is not canceling', () => given([created, dispatched]).when(confirm).then([]));
+  });
+
+  describe('state fold', () => {
+    it('derives every field from the events alone', () => {
+      expect(fold([created, dispatched, started, failedExit3])).toMatchObject({
+        state: 'failed',
+        placement,
+        dispatchedAt: T1,
+        startedAt: T2,
+        finishedAt: T3,
+        exitCode: 3,
+        failure: { code: 'workload_exit_nonzero' },
+      });
+    });
+    it('ignores a second creation event', () => {
+      const other: RunEvent = { ...created, data: { ...created.data, idempotencyKey: 'other' } };
+      expect(fold([created, other])?.idempotencyKey).toBe('k');
+    });
+    it('ignores events before the creation event', () => expect(fold([started])).toBeNull());
+    it('records the cancellation request on canceled', () => {
+      expect(fold([created, dispatched, cancelRequested, canceledByAlice])).toMatchObject({
+        state: 'canceled',
+        cancellation: { requestedBy: 'alice', requestedAt: T2 },
+      });
+    });
+  });
+});

@@ -1,0 +1,48 @@
+import { ContractValidator, type ObservedResponse } from './contract-validator';
+
+export interface CallOptions {
+  readonly token?: string;
+  readonly headers?: Record<string, string>;
+  /** A value to send as JSON, or a raw string sent as it is. */
+  readonly body?: unknown;
+}
+
+const validator = new ContractValidator();
+
+/**
+ * A tiny HTTP client for tests: real sockets (fetch), and every response checked against the contract
+ * for the operation it names (`GET /runs/{runId}`), so no test can see a response the contract forbids.
+ */
+export class ContractClient {
+  constructor(readonly baseUrl: string) {}
+
+  async call(operation: string, path: string, options: CallOptions = {}): Promise<ObservedResponse> {
+    const [method, template] = operation.split(' ') as [string, string];
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) {
+      headers['authorization'] = `Bearer ${options.token}`;
+    }
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await res.text();
+    const observed: ObservedResponse = { status: res.status, headers: res.headers, text, body: parseJson(text) };
+    validator.assertResponse(method, template, observed);
+    return observed;
+  }
+}
+
+export function contractValidator(): ContractValidator {
+  return validator;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}

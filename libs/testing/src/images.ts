@@ -1,0 +1,14 @@
+/**
+ * Container images for the Testcontainers path, pinned in this one place (a bot can bump them) and
+ * overridable by environment, e.g. with the locally built images of scripts/podman on a machine that
+ * cannot pull from a registry.
+ */
+export const TEST_IMAGES = {
+  nats: 'nats:2.12.2',
+  postgres: 'postgres:15.14-alpine',
+  redis: 'redis:7.4.6-alpine',
+} as const;
+
+export function testImage(name: keyof typeof TEST_IMAGES, env: NodeJS.ProcessEnv = process.env): string {
+  return env[`WRS_TEST_IMAGE_${name.toUpperCase()}`] ?? TEST_IMAGES[name];
+}

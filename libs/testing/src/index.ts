@@ -1,0 +1,7 @@
+export * from './images';
+export * from './infrastructure';
+export * from './isolation';
+export * from './contract-validator';
+export * from './contract-client';
+export * from './test-tokens';
+export * from './eventually';
