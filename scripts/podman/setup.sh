@@ -28,6 +28,10 @@ BASE_IMAGE=localhost/wrs-test/base:$SUITE
 export DEBIAN_FRONTEND=noninteractive
 
 if [ "$(id -u)" != 0 ]; then echo "setup.sh: must run as root" >&2; exit 1; fi
+# one setup at a time (parallel CI steps / a developer re-running it); children must not inherit fd 9
+mkdir -p /run/podman
+exec 9>/run/podman/wrs-setup.lock
+flock -w 900 9 || { echo "setup.sh: another setup.sh holds /run/podman/wrs-setup.lock" >&2; exit 1; }
 
 T0=$(date +%s%N)
 elapsed() { local ms=$(( ($(date +%s%N) - T0) / 1000000 )); printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100)); }
@@ -86,7 +90,8 @@ start_service() {
   if ping_ok; then log "podman API already answering on $SOCK"; return; fi
   local pidfile=/run/podman/wrs-podman-service.pid
   mkdir -p "$(dirname "$SOCK")" /run/podman
-  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null \
+     && grep -q 'system' "/proc/$(cat "$pidfile")/cmdline" 2>/dev/null; then
     # started by an earlier run but not answering (yet): give it a moment, else replace it
     for _ in $(seq 1 50); do ping_ok && { log "podman API answering (pid $(cat "$pidfile"))"; return; }; sleep 0.1; done
     log "podman service pid $(cat "$pidfile") not answering; restarting it"
@@ -95,7 +100,7 @@ start_service() {
   rm -f "$SOCK"
   # setsid + nohup: the service must outlive this script (tests run after it) and CI's process group.
   CONTAINERS_CONF="$CONF" setsid nohup podman --runtime "$RUNC" system service --time=0 "unix://$SOCK" \
-    >>"$SERVICE_LOG" 2>&1 </dev/null &
+    >>"$SERVICE_LOG" 2>&1 </dev/null 9>&- &
   echo $! > "$pidfile"
   for _ in $(seq 1 300); do
     if ping_ok; then log "podman API answering on $SOCK (pid $(cat "$pidfile"), log $SERVICE_LOG)"; return; fi
@@ -116,7 +121,7 @@ start_pump() {
      && grep -q healthcheck-pump "/proc/$(cat "$pidfile")/cmdline" 2>/dev/null; then
     log "healthcheck pump running (pid $(cat "$pidfile"))"; return
   fi
-  WRS_PODMAN_SOCK="$SOCK" setsid nohup bash "$SCRIPT_DIR/healthcheck-pump.sh" >/dev/null 2>&1 </dev/null &
+  WRS_PODMAN_SOCK="$SOCK" setsid nohup bash "$SCRIPT_DIR/healthcheck-pump.sh" >/dev/null 2>&1 </dev/null 9>&- &
   echo $! > "$pidfile"
   log "healthcheck pump started (pid $!)"
 }

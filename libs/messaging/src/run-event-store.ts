@@ -79,7 +79,8 @@ export class RunEventStore {
     for (const [index, event] of events.entries()) {
       try {
         const ack = await this.js.publish(subject, encodeRunEvent(workspaceId, runId, event), {
-          msgID: `${messageIdBase}:${index}`,
+          // JetStream dedupes message ids stream-wide: scope them to the run.
+          msgID: `${runId}:${messageIdBase}:${index}`,
           expect: { lastSubjectSequence: version },
         });
         version = ack.seq;

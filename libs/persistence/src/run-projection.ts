@@ -25,23 +25,25 @@ export class RunProjection {
          ON CONFLICT DO NOTHING RETURNING seq`,
         [runId, seq, event.type, JSON.stringify(event)],
       );
+      const applied = inserted.length > 0;
       const rows: { seq: string; event: RunEvent }[] = await tx.query(
         'SELECT seq, event FROM run_events WHERE run_id = $1 ORDER BY seq',
         [runId],
       );
       const state = fold(rows.map((r) => r.event));
       const version = Number(rows[rows.length - 1]?.seq ?? 0);
-      if (state) {
+      // No version guard: under the lock the fold covers every event committed so far, so it is
+      // always the newest truth, also when a late event lands below the highest sequence seen.
+      if (state && applied) {
         await tx.query(
           `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, now())
            ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, terminal = EXCLUDED.terminal,
-             version = EXCLUDED.version, body = EXCLUDED.body, updated_at = now()
-           WHERE runs.version < EXCLUDED.version`,
+             version = EXCLUDED.version, body = EXCLUDED.body, updated_at = now()`,
           [runId, state.workspaceId, state.state, isTerminalState(state.state), version, JSON.stringify(state), state.createdAt],
         );
       }
-      return { state, version, applied: inserted.length > 0 };
+      return { state, version, applied };
     });
   }
 }

@@ -5,3 +5,4 @@ export * from './contract-validator';
 export * from './contract-client';
 export * from './test-tokens';
 export * from './eventually';
+export * from './sse-reader';

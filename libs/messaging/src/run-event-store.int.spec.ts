@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { RunEvent } from '@wrs/domain';
+import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import { connectNats } from './nats-connection';
+import { StreamNames } from './names';
+import { RunEventStore, VersionConflictError } from './run-event-store';
+import { ensureStreams } from './streams';
+
+const at = '2026-11-21T10:00:00.000Z';
+const created = (runId: string): RunEvent => ({
+  type: 'run.created',
+  data: { runId, workspaceId: 'ws', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', at },
+});
+const started: RunEvent = { type: 'run.started', data: { at } };
+
+describe('RunEventStore against real JetStream', () => {
+  let env: IsolatedEnvironment;
+  let nc: NatsConnection;
+  let store: RunEventStore;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment();
+    nc = await connectNats(env.natsUrl, 'test');
+    const names = new StreamNames(env.namespace);
+    const jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm, names);
+    store = new RunEventStore(jetstream(nc), jsm, names);
+  });
+
+  afterAll(async () => {
+    await nc.close();
+    await env.cleanup();
+  });
+
+  it('appends after the version read and reads the events back in order', async () => {
+    const runId = randomUUID();
+    const v1 = await store.append('ws', runId, [created(runId)], 0, 'a');
+    const v2 = await store.append('ws', runId, [started], v1, 'b');
+    const read = await store.read('ws', runId);
+    expect(read.version).toBe(v2);
+    expect(read.events.map((e) => [e.seq, e.event.type])).toEqual([
+      [v1, 'run.created'],
+      [v2, 'run.started'],
+    ]);
+  });
+
+  it('refuses an append based on a stale version (optimistic concurrency)', async () => {
+    const runId = randomUUID();
+    const v1 = await store.append('ws', runId, [created(runId)], 0, 'a');
+    await store.append('ws', runId, [started], v1, 'b');
+    await expect(store.append('ws', runId, [started], v1, 'c')).rejects.toBeInstanceOf(VersionConflictError);
+    await expect(store.append('ws', runId, [created(runId)], 0, 'd')).rejects.toBeInstanceOf(VersionConflictError);
+    expect((await store.read('ws', runId)).events).toHaveLength(2);
+  });
+
+  it('stores a publish retried with the same message id once', async () => {
+    const runId = randomUUID();
+    const v1 = await store.append('ws', runId, [created(runId)], 0, 'same');
+    // The acknowledgement was "lost": the same append is sent again with the same id.
+    const again = await store.append('ws', runId, [created(runId)], 0, 'same');
+    expect(again).toBe(v1);
+    expect((await store.read('ws', runId)).events).toHaveLength(1);
+  });
+
+  it('keeps runs apart: each run is its own subject and version', async () => {
+    const a = randomUUID();
+    const b = randomUUID();
+    await store.append('ws', a, [created(a)], 0, 'a');
+    await store.append('ws', b, [created(b)], 0, 'b');
+    expect((await store.read('ws', a)).events.map((e) => e.event.type)).toEqual(['run.created']);
+    expect(await store.version('other-ws', a)).toBe(0);
+  });
+});
