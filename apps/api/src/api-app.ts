@@ -1,6 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { jsonBodyMiddleware, ProblemFilter, requestIdMiddleware } from '@wrs/problem';
+import { contractOperations, isRelayOperation } from '@wrs/contracts';
+import {
+  acceptMiddleware,
+  answerClientErrorsWithProblems,
+  jsonBodyMiddleware,
+  methodNotAllowedMiddleware,
+  ProblemFilter,
+  requestIdMiddleware,
+} from '@wrs/problem';
 import { ApiModule, type ApiModuleOptions } from './api.module';
 import { BodyValidationPipe } from './validation.pipe';
 
@@ -17,10 +25,12 @@ export async function createApiApp(options: ApiModuleOptions): Promise<NestExpre
   // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
   app.set('etag', false);
   app.use(requestIdMiddleware);
+  app.use(methodNotAllowedMiddleware(`/${API_PREFIX}`, contractOperations().filter((op) => !isRelayOperation(op))));
+  app.use(acceptMiddleware(['application/json', 'application/problem+json']));
   app.use(jsonBodyMiddleware({ limitBytes: MAX_BODY_BYTES }));
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(new BodyValidationPipe());
-  app.enableShutdownHooks();
+  answerClientErrorsWithProblems(app.getHttpServer());
   return app;
 }

@@ -1,6 +1,13 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ProblemFilter, requestIdMiddleware } from '@wrs/problem';
+import { RELAY_OPERATION } from '@wrs/contracts';
+import {
+  acceptMiddleware,
+  answerClientErrorsWithProblems,
+  methodNotAllowedMiddleware,
+  ProblemFilter,
+  requestIdMiddleware,
+} from '@wrs/problem';
 import { RelayModule, type RelayModuleOptions } from './relay.module';
 
 export async function createRelayApp(options: RelayModuleOptions): Promise<NestExpressApplication> {
@@ -12,7 +19,10 @@ export async function createRelayApp(options: RelayModuleOptions): Promise<NestE
   // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
   app.set('etag', false);
   app.use(requestIdMiddleware);
+  app.use(methodNotAllowedMiddleware('/api/v1', [RELAY_OPERATION]));
+  app.use(acceptMiddleware(['text/event-stream', 'application/problem+json']));
   app.setGlobalPrefix('api/v1');
   app.useGlobalFilters(new ProblemFilter());
+  answerClientErrorsWithProblems(app.getHttpServer());
   return app;
 }

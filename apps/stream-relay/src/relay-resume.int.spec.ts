@@ -3,10 +3,12 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { verifierFromKeyFile } from '@wrs/auth';
+import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, ensureStreams, RunCommandBus, RunEventFeed, RunEventStore, StreamNames } from '@wrs/messaging';
 import {
   contractValidator,
+  expressRoutes,
   isolatedEnvironment,
   readSse,
   TEST_AUDIENCE,
@@ -77,6 +79,11 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     await app.close();
     await nc.close();
     await env.cleanup();
+  });
+
+  it('answers exactly the contract\'s event-stream operation (no drift)', () => {
+    const served = expressRoutes(app.getHttpAdapter().getInstance(), '/api/v1');
+    expect(served).toEqual(contractOperations().filter(isRelayOperation).map((op) => `${op.method} ${op.template}`));
   });
 
   it('resumes from every event id of a finished run with exactly the tail', async () => {

@@ -20,3 +20,21 @@ export function contractDocument(): OpenApiDocument {
 }
 
 export const CONTRACT_VERSION: string = contractDocument().info.version;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+/** Every operation of the contract, as method and path template. */
+export function contractOperations(): { method: string; template: string }[] {
+  return Object.entries(contractDocument().paths).flatMap(([template, item]) =>
+    Object.keys(item)
+      .filter((key) => METHODS.includes(key))
+      .map((method) => ({ method: method.toUpperCase(), template })),
+  );
+}
+
+/** The one operation the stream-relay serves; the api serves all the others. */
+export const RELAY_OPERATION = { method: 'GET', template: '/runs/{runId}/events' } as const;
+
+export function isRelayOperation(op: { method: string; template: string }): boolean {
+  return op.method === RELAY_OPERATION.method && op.template === RELAY_OPERATION.template;
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fold, type RunEvent } from '@wrs/domain';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
-import { openDatabase } from './data-source';
+import { migrate, openDatabase } from './data-source';
 import { RunProjection } from './run-projection';
 import { RunQueries } from './run-queries';
 
@@ -32,6 +32,7 @@ describe('RunProjection against real Postgres', () => {
 
   beforeAll(async () => {
     env = await isolatedEnvironment();
+    await migrate(env.database);
     db = await openDatabase({ ...env.database, poolSize: 20 });
     projection = new RunProjection(db);
     queries = new RunQueries(db);

@@ -10,6 +10,7 @@ export interface ProblemDefinition {
 }
 
 export const PROBLEMS = {
+  bad_request: { status: 400, retryable: false, title: 'The HTTP request could not be parsed.' },
   validation_failed: { status: 400, retryable: false, title: 'The request is not valid.' },
   malformed_json: { status: 400, retryable: false, title: 'The request body is not valid JSON.' },
   idempotency_key_missing: { status: 400, retryable: false, title: 'The Idempotency-Key header is required.' },
@@ -38,6 +39,7 @@ export const PROBLEMS = {
   route_not_found: { status: 404, retryable: false, title: 'No such route.' },
   run_not_found: { status: 404, retryable: false, title: 'The run does not exist.' },
   workspace_not_found: { status: 404, retryable: false, title: 'The workspace does not exist.' },
+  method_not_allowed: { status: 405, retryable: false, title: 'The method is not allowed on this resource.' },
   not_acceptable: { status: 406, retryable: false, title: 'The requested media type cannot be produced.' },
   idempotency_conflict: {
     status: 409,
@@ -48,6 +50,11 @@ export const PROBLEMS = {
   approval_conflict: { status: 409, retryable: false, title: 'The operation conflicts with a pending approval.' },
   payload_too_large: { status: 413, retryable: false, title: 'The request body is too large.' },
   unsupported_media_type: { status: 415, retryable: false, title: 'The request body must be application/json.' },
+  request_header_fields_too_large: {
+    status: 431,
+    retryable: false,
+    title: 'The request line or headers are too large.',
+  },
   internal_error: { status: 500, retryable: true, title: 'An unexpected error occurred.' },
   dependency_unavailable: {
     status: 503,

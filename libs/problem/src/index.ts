@@ -4,3 +4,5 @@ export * from './problem-body';
 export * from './problem.filter';
 export * from './request-id';
 export * from './json-body';
+export * from './negotiation';
+export * from './client-error';

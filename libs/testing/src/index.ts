@@ -6,3 +6,4 @@ export * from './contract-client';
 export * from './test-tokens';
 export * from './eventually';
 export * from './sse-reader';
+export * from './express-routes';

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { StreamNames } from '@wrs/messaging';
-import { migrate } from '@wrs/persistence';
 import { Client } from 'pg';
 import { testInfrastructure, type TestInfrastructure } from './infrastructure';
 
 /**
  * One test file's private corner of the shared servers: its own stream names and subjects (namespace),
- * its own Postgres schema, its own Redis key prefix; `cleanup()` removes all of them.
+ * its own Postgres schema (created by the migrations the test runs), its own Redis key prefix;
+ * `cleanup()` removes all of them.
  */
 export interface IsolatedEnvironment extends TestInfrastructure {
   readonly namespace: string;
@@ -17,13 +16,12 @@ export interface IsolatedEnvironment extends TestInfrastructure {
   cleanup(): Promise<void>;
 }
 
-export async function isolatedEnvironment(): Promise<IsolatedEnvironment> {
+export function isolatedEnvironment(): Promise<IsolatedEnvironment> {
   const infra = testInfrastructure();
   const namespace = `t${randomBytes(6).toString('hex')}`;
   const schema = namespace;
   const database = { url: infra.databaseUrl, schema };
-  await migrate(database);
-  return {
+  return Promise.resolve({
     ...infra,
     namespace,
     schema,
@@ -32,16 +30,18 @@ export async function isolatedEnvironment(): Promise<IsolatedEnvironment> {
       await deleteStreams(infra.natsUrl, namespace);
       await dropSchema(infra.databaseUrl, schema);
     },
-  };
+  });
 }
 
 async function deleteStreams(natsUrl: string, namespace: string): Promise<void> {
   const nc = await connect({ servers: natsUrl });
   try {
     const jsm = await jetstreamManager(nc);
-    const names = new StreamNames(namespace);
-    for (const stream of [names.eventsStream, names.commandsStream]) {
-      await jsm.streams.delete(stream).catch(() => false);
+    // Every stream of a namespace is named `<NAMESPACE>_...`.
+    for await (const name of jsm.streams.names()) {
+      if (name.startsWith(`${namespace.toUpperCase()}_`)) {
+        await jsm.streams.delete(name).catch(() => false);
+      }
     }
   } finally {
     await nc.close();

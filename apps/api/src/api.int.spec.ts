@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ApiEnv, DEFAULT_PROVIDER_OFFERS, loadConfig } from '@wrs/config';
+import { contractOperations, isRelayOperation } from '@wrs/contracts';
+import { connectNats, StreamNames } from '@wrs/messaging';
+import { migrate } from '@wrs/persistence';
+import {
+  ContractClient,
+  expressRoutes,
+  isolatedEnvironment,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  testSigningKey,
+  testToken,
+  type IsolatedEnvironment,
+} from '@wrs/testing';
+import fc from 'fast-check';
+import { API_PREFIX, createApiApp } from './api-app';
+import { connectApiDependencies, type ApiDependencies } from './api-dependencies';
+
+describe('the api in-process, on a real socket, against real NATS and Postgres', () => {
+  const { key, publicKeyFile } = testSigningKey();
+  const token = testToken(key, 'ws-int');
+  let env: IsolatedEnvironment;
+  let deps: ApiDependencies;
+  let app: NestExpressApplication;
+  let client: ContractClient;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment();
+    await migrate(env.database);
+    const config = loadConfig(ApiEnv, {
+      NATS_URL: env.natsUrl,
+      DATABASE_URL: env.databaseUrl,
+      DATABASE_SCHEMA: env.schema,
+      NAMESPACE: env.namespace,
+      AUTH_PUBLIC_KEY_FILE: publicKeyFile,
+      AUTH_ISSUER: TEST_ISSUER,
+      AUTH_AUDIENCE: TEST_AUDIENCE,
+    });
+    deps = await connectApiDependencies(config);
+    await deps.module.workspaces.ensure('ws-int', 'Integration');
+    app = await createApiApp({ ...deps.module, offers: DEFAULT_PROVIDER_OFFERS });
+    await app.listen(0, '127.0.0.1');
+    client = new ContractClient(`${await app.getUrl()}/${API_PREFIX}`);
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await deps.close();
+    await env.cleanup();
+  });
+
+  describe('drift between the server and the contract', () => {
+    it('the api answers exactly the contract\'s operations but the event stream', () => {
+      const served = expressRoutes(app.getHttpAdapter().getInstance(), `/${API_PREFIX}`).sort();
+      const contract = contractOperations()
+        .filter((op) => !isRelayOperation(op))
+        .map((op) => `${op.method} ${op.template}`)
+        .sort();
+      expect(served).toEqual(contract);
+    });
+  });
+
+  describe('HTTP edge cases are problems with their own codes', () => {
+    it('405 with Allow for a known path and an unknown method', async () => {
+      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/runs/${randomUUID()}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
+      expect(await res.json()).toMatchObject({ code: 'method_not_allowed', params: { allowed: ['GET', 'HEAD'] } });
+    });
+
+    it('405 for GET on the collection that only takes POST', async () => {
+      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/runs`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    });
+
+    it('406 for an Accept header the service cannot satisfy', async () => {
+      const res = await client.call('GET /version', '/version', { headers: { accept: 'text/html' } });
+      expect(res.status).toBe(406);
+      expect(res.body).toMatchObject({ code: 'not_acceptable' });
+    });
+
+    it('431 problem for oversized headers instead of Node\'s bare text', async () => {
+      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/version`, { headers: { 'x-big': 'x'.repeat(20_000) } });
+      expect(res.status).toBe(431);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(await res.json()).toMatchObject({ code: 'request_header_fields_too_large' });
+    });
+
+    it('431 problem for an oversized URL', async () => {
+      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/runs/${'x'.repeat(20_000)}`);
+      expect(res.status).toBe(431);
+    });
+  });
+
+  describe('property: malformed and boundary requests never cause a 5xx or a run', () => {
+    const json = fc.jsonValue({ maxDepth: 3 });
+    const nearlyValid = fc.record(
+      {
+        workload: fc.oneof(
+          fc.record({ image: fc.oneof(fc.string(), fc.constantFrom('busybox', '', 'a'.repeat(513))), env: json, args: json }, { requiredKeys: [] }),
+          json,
+        ),
+        provider: fc.oneof(fc.constantFrom('auto', 'simulator', 'aws', ''), json),
+        region: fc.oneof(fc.constantFrom('auto', 'local-1', 'mars'), json),
+      },
+      { requiredKeys: [] },
+    );
+    const rawBody = fc.oneof(
+      nearlyValid.map((v) => JSON.stringify(v)),
+      json.map((v) => JSON.stringify(v)),
+      fc.string({ maxLength: 200 }),
+      fc.constantFrom('{', '[', '{"workload":', 'null', '""', '\u0000', '{"a":1}{"b":2}'),
+    );
+    const headerValue = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', ' ', 'x'.repeat(256)));
+
+    it('POST /runs', async () => {
+      let created = 0;
+      await fc.assert(
+        fc.asyncProperty(rawBody, headerValue, fc.constantFrom('application/json', 'text/plain', 'application/merge-patch+json'), async (body, key, type) => {
+          const res = await client.call('POST /runs', '/runs', {
+            token,
+            headers: { 'idempotency-key': key.replace(/[^\x20-\x7e]/g, '?'), 'content-type': type },
+            body,
+          });
+          expect(res.status).toBeLessThan(500);
+          if (res.status === 201) {
+            created++;
+          }
+        }),
+        { numRuns: 1500 },
+      );
+      // Runs only come from 201 answers: count the create commands JetStream holds for this namespace.
+      const nc = await connectNats(env.natsUrl, 'count');
+      const names = new StreamNames(env.namespace);
+      const info = await (await jetstreamManager(nc)).streams.info(names.commandsStream, {
+        subjects_filter: `${env.namespace}.cmd.create.>`,
+      });
+      await nc.close();
+      expect(Object.keys(info.state.subjects ?? {}).length).toBe(created);
+    });
+
+    it('GET /runs/{runId}', async () => {
+      await fc.assert(
+        // `.` and `..` are dot-segments: a URL client resolves them away before sending.
+        fc.asyncProperty(fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), fc.uuid()).filter((id) => id !== '.' && id !== '..'), async (id) => {
+          const res = await client.call('GET /runs/{runId}', `/runs/${encodeURIComponent(id)}`, { token });
+          expect(res.status).toBe(404);
+        }),
+        { numRuns: 1000 },
+      );
+    });
+  });
+});

@@ -1,0 +1,72 @@
+import fc from 'fast-check';
+import type { ArgumentMetadata } from '@nestjs/common';
+import { contractValidator } from '@wrs/testing';
+import { CreateRunDto } from './runs/create-run.dto';
+import { BodyValidationPipe } from './validation.pipe';
+
+/**
+ * The request DTO is checked against the contract: for thousands of bodies, valid and nearly valid,
+ * class-validator accepts a body exactly when the contract's CreateRunRequest schema does.
+ */
+describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
+  const pipe = new BodyValidationPipe();
+  const metadata: ArgumentMetadata = { type: 'body', metatype: CreateRunDto };
+  const dtoAccepts = (body: unknown): boolean => {
+    try {
+      pipe.transform(structuredClone(body), metadata);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const contractAccepts = (body: unknown): boolean => {
+    try {
+      contractValidator().assertSchema('CreateRunRequest', body);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const name = fc.oneof(fc.constantFrom('auto', 'simulator', 'local-1', 'a', 'Upper', '-x', '', 'a'.repeat(64)), fc.string());
+  const envKey = fc.oneof(fc.constantFrom('A', '_x', 'SIM_EXIT_CODE', '1BAD', 'has space', ''), fc.string({ maxLength: 5 }));
+  const workload = fc.record(
+    {
+      image: fc.oneof(fc.constantFrom('busybox', 'ghcr.io/a/b:1.0', 'x@sha256:ab', '', ' bad', '-x', 'a'.repeat(513)), fc.string()),
+      command: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), fc.constant('ls'), fc.array(fc.integer(), { maxLength: 2 })),
+      args: fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxLength: 3 }),
+      env: fc.oneof(fc.dictionary(envKey, fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxKeys: 3 }), fc.constant([]), fc.constant(null)),
+      timeoutSeconds: fc.oneof(fc.integer({ min: -2, max: 90000 }), fc.double(), fc.constant('10')),
+      extra: fc.string(),
+    },
+    { requiredKeys: [] },
+  );
+  const body = fc.record(
+    {
+      workload: fc.oneof(workload, fc.constant(null), fc.string(), fc.constant([])),
+      provider: fc.oneof(name, fc.integer()),
+      region: fc.oneof(name, fc.constant(null)),
+      priority: fc.integer(),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('accepts and refuses the same bodies', () => {
+    fc.assert(
+      fc.property(fc.oneof(body, fc.anything()), (candidate) => {
+        expect(dtoAccepts(candidate)).toBe(contractAccepts(candidate));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('accepts a full valid body (the generator reaches the valid side too)', () => {
+    const valid = {
+      workload: { image: 'busybox:1.36', command: ['sh'], args: ['-c', 'echo'], env: { A: '1' }, timeoutSeconds: 60 },
+      provider: 'auto',
+      region: 'auto',
+    };
+    expect(dtoAccepts(valid)).toBe(true);
+    expect(contractAccepts(valid)).toBe(true);
+  });
+});
