@@ -99,6 +99,37 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     });
   });
 
+  it('answers 503 dependency_unavailable, retryable, when its dependencies are gone', async () => {
+    const config = loadConfig(ApiEnv, {
+      NATS_URL: env.natsUrl,
+      DATABASE_URL: env.databaseUrl,
+      DATABASE_SCHEMA: env.schema,
+      NAMESPACE: env.namespace,
+      AUTH_PUBLIC_KEY_FILE: publicKeyFile,
+      AUTH_ISSUER: TEST_ISSUER,
+      AUTH_AUDIENCE: TEST_AUDIENCE,
+    });
+    const doomed = await connectApiDependencies(config);
+    const doomedApp = await createApiApp({ ...doomed.module, offers: DEFAULT_PROVIDER_OFFERS });
+    await doomedApp.listen(0, '127.0.0.1');
+    const doomedClient = new ContractClient(`${await doomedApp.getUrl()}/${API_PREFIX}`);
+    await doomed.close();
+    try {
+      const read = await doomedClient.call('GET /runs/{runId}', `/runs/${randomUUID()}`, { token });
+      expect(read.status).toBe(503);
+      expect(read.headers.get('retry-after')).toBe('1');
+      expect(read.body).toMatchObject({ code: 'dependency_unavailable', retryable: true });
+      const write = await doomedClient.call('POST /runs', '/runs', {
+        token,
+        headers: { 'idempotency-key': randomUUID() },
+        body: { workload: { image: 'busybox' }, provider: 'auto', region: 'auto' },
+      });
+      expect(write.status).toBe(503);
+    } finally {
+      await doomedApp.close();
+    }
+  });
+
   describe('property: malformed and boundary requests never cause a 5xx or a run', () => {
     const json = fc.jsonValue({ maxDepth: 3 });
     const nearlyValid = fc.record(

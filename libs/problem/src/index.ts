@@ -6,3 +6,4 @@ export * from './request-id';
 export * from './json-body';
 export * from './negotiation';
 export * from './client-error';
+export * from './dependency-failure';

@@ -2,6 +2,7 @@ import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type Exce
 import type { Request, Response } from 'express';
 import type { ProblemCode } from './catalogue';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-body';
+import { isDependencyFailure } from './dependency-failure';
 import { ProblemError } from './problem-error';
 import { requestIdOf } from './request-id';
 
@@ -27,6 +28,10 @@ export class ProblemFilter implements ExceptionFilter {
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
     const { code, error } = this.classify(exception);
+    if (code === 'dependency_unavailable' && !error) {
+      res.setHeader('Retry-After', '1');
+      this.logger.warn(`dependency unavailable on ${req.method} ${req.route?.path ?? 'unmatched route'} (request ${requestIdOf(req)}): ${describe(exception).split('\n')[0]}`);
+    }
     if (code === 'internal_error') {
       this.logger.error(
         `unexpected error on ${req.method} ${req.route?.path ?? 'unmatched route'} (request ${requestIdOf(req)}): ${describe(exception)}`,
@@ -50,6 +55,9 @@ export class ProblemFilter implements ExceptionFilter {
   private classify(exception: unknown): { code: ProblemCode; error?: ProblemError } {
     if (exception instanceof ProblemError) {
       return { code: exception.code, error: exception };
+    }
+    if (isDependencyFailure(exception)) {
+      return { code: 'dependency_unavailable' };
     }
     if (exception instanceof HttpException) {
       const code = NEST_STATUS_CODES[exception.getStatus()];

@@ -22,9 +22,11 @@ export class ContractValidator {
   private readonly ajv: Ajv;
   private readonly doc: Json;
   private readonly compiled = new Map<string, ValidateFunction>();
+  private fragments = 0;
 
   constructor() {
     this.doc = toJsonSchemaDialect(structuredClone(contractDocument())) as Json;
+    // The OpenAPI `discriminator` is documentation here: oneOf already selects exactly one event schema.
     this.ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(this.ajv);
     this.ajv.addSchema(this.doc, 'contract');
@@ -97,7 +99,7 @@ export class ContractValidator {
     const key = JSON.stringify(schema);
     let validate = this.compiled.get(key);
     if (!validate) {
-      validate = this.ajv.compile({ $id: `s${this.compiled.size}`, ...qualifyRefs(schema) });
+      validate = this.ajv.compile({ $id: `fragment-${++this.fragments}`, ...qualifyRefs(schema) });
       this.compiled.set(key, validate);
     }
     if (!validate(value)) {
