@@ -1,54 +1,38 @@
 import { randomUUID } from 'node:crypto';
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ApiEnv, DEFAULT_PROVIDER_OFFERS, loadConfig } from '@wrs/config';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
-import { connectNats, StreamNames } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
 import {
   ContractClient,
   expressRoutes,
   isolatedEnvironment,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
   testSigningKey,
   testToken,
   type IsolatedEnvironment,
 } from '@wrs/testing';
 import fc from 'fast-check';
-import { API_PREFIX, createApiApp } from './api-app';
-import { connectApiDependencies, type ApiDependencies } from './api-dependencies';
+import { API_PREFIX } from './api-app';
+import { countCreatedRuns, startApi, type InProcessApi } from './in-process-api';
 
 describe('the api in-process, on a real socket, against real NATS and Postgres', () => {
   const { key, publicKeyFile } = testSigningKey();
   const token = testToken(key, 'ws-int');
   let env: IsolatedEnvironment;
-  let deps: ApiDependencies;
+  let api: InProcessApi;
   let app: NestExpressApplication;
   let client: ContractClient;
 
   beforeAll(async () => {
     env = await isolatedEnvironment();
     await migrate(env.database);
-    const config = loadConfig(ApiEnv, {
-      NATS_URL: env.natsUrl,
-      DATABASE_URL: env.databaseUrl,
-      DATABASE_SCHEMA: env.schema,
-      NAMESPACE: env.namespace,
-      AUTH_PUBLIC_KEY_FILE: publicKeyFile,
-      AUTH_ISSUER: TEST_ISSUER,
-      AUTH_AUDIENCE: TEST_AUDIENCE,
-    });
-    deps = await connectApiDependencies(config);
-    await deps.module.workspaces.ensure('ws-int', 'Integration');
-    app = await createApiApp({ ...deps.module, offers: DEFAULT_PROVIDER_OFFERS });
-    await app.listen(0, '127.0.0.1');
-    client = new ContractClient(`${await app.getUrl()}/${API_PREFIX}`);
+    api = await startApi(env, publicKeyFile);
+    await api.deps.module.workspaces.ensure('ws-int', 'Integration');
+    app = api.app;
+    client = api.client;
   });
 
   afterAll(async () => {
-    await app.close();
-    await deps.close();
+    await api.close();
     await env.cleanup();
   });
 
@@ -100,20 +84,10 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
   });
 
   it('answers 503 dependency_unavailable, retryable, when its dependencies are gone', async () => {
-    const config = loadConfig(ApiEnv, {
-      NATS_URL: env.natsUrl,
-      DATABASE_URL: env.databaseUrl,
-      DATABASE_SCHEMA: env.schema,
-      NAMESPACE: env.namespace,
-      AUTH_PUBLIC_KEY_FILE: publicKeyFile,
-      AUTH_ISSUER: TEST_ISSUER,
-      AUTH_AUDIENCE: TEST_AUDIENCE,
-    });
-    const doomed = await connectApiDependencies(config);
-    const doomedApp = await createApiApp({ ...doomed.module, offers: DEFAULT_PROVIDER_OFFERS });
-    await doomedApp.listen(0, '127.0.0.1');
-    const doomedClient = new ContractClient(`${await doomedApp.getUrl()}/${API_PREFIX}`);
-    await doomed.close();
+    const doomed = await startApi(env, publicKeyFile);
+    const doomedApp = doomed.app;
+    const doomedClient = doomed.client;
+    await doomed.deps.close();
     try {
       const read = await doomedClient.call('GET /runs/{runId}', `/runs/${randomUUID()}`, { token });
       expect(read.status).toBe(503);
@@ -168,13 +142,7 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
         { numRuns: 1500 },
       );
       // Runs only come from 201 answers: count the create commands JetStream holds for this namespace.
-      const nc = await connectNats(env.natsUrl, 'count');
-      const names = new StreamNames(env.namespace);
-      const info = await (await jetstreamManager(nc)).streams.info(names.commandsStream, {
-        subjects_filter: `${env.namespace}.cmd.create.>`,
-      });
-      await nc.close();
-      expect(Object.keys(info.state.subjects ?? {}).length).toBe(created);
+      expect(await countCreatedRuns(env)).toBe(created);
     });
 
     it('GET /runs/{runId}', async () => {

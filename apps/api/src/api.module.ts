@@ -5,6 +5,8 @@ import type { ProviderOffer } from '@wrs/domain';
 import { RunCommandBus } from '@wrs/messaging';
 import { RunQueries, Workspaces } from '@wrs/persistence';
 import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controller';
+import { Failpoint } from './runs/failpoint';
+import { IdempotencyCache } from './runs/idempotency-cache';
 import { RunsController } from './runs/runs.controller';
 import { PROVIDER_OFFERS, RunsService } from './runs/runs.service';
 import { WorkspacesController } from './workspaces/workspaces.controller';
@@ -16,6 +18,8 @@ export interface ApiModuleOptions {
   readonly verifier: AccessTokenVerifier;
   readonly offers: readonly ProviderOffer[];
   readonly build: BuildInfo;
+  readonly cache: IdempotencyCache;
+  readonly failpoint: Failpoint;
 }
 
 /** Wires already-connected dependencies in: connecting (and failing clearly) happens before Nest starts. */
@@ -32,6 +36,8 @@ export class ApiModule {
         { provide: ACCESS_TOKEN_VERIFIER, useValue: options.verifier },
         { provide: PROVIDER_OFFERS, useValue: options.offers },
         { provide: BUILD_INFO, useValue: options.build },
+        { provide: IdempotencyCache, useValue: options.cache },
+        { provide: Failpoint, useValue: options.failpoint },
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         RunsService,
       ],

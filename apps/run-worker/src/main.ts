@@ -17,6 +17,7 @@ void runService('run-worker', async () => {
     namespace: config.NAMESPACE,
     offers,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
+    idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,
     log,
   });
   log('info', 'started');

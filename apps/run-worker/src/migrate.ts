@@ -9,7 +9,9 @@ void runService('migrate', async () => {
   const config = loadConfig(CommonEnv, process.env);
   const applied = await migrate({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
   const nc = await connectNats(config.NATS_URL, 'migrate');
-  await ensureStreams(await jetstreamManager(nc), new StreamNames(config.NAMESPACE));
+  await ensureStreams(await jetstreamManager(nc), new StreamNames(config.NAMESPACE), {
+    idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,
+  });
   await nc.close();
   console.log(JSON.stringify({ level: 'info', service: 'migrate', msg: 'done', applied }));
   process.exit(0);

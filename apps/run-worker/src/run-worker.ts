@@ -17,6 +17,7 @@ export interface RunWorkerOptions {
   readonly namespace: string;
   readonly offers: readonly ProviderOffer[];
   readonly reconcileIntervalMs: number;
+  readonly idempotencyRetentionMs: number;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -30,7 +31,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const names = new StreamNames(namespace);
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm, names);
+  await ensureStreams(jsm, names, { idempotencyRetentionMs: options.idempotencyRetentionMs });
   const handler = new RunCommandHandler(new RunEventStore(js, jsm, names));
   const reconciler = new Reconciler(
     new RunQueries(db),

@@ -15,7 +15,7 @@ void runService('stream-relay', async () => {
   const nc = await connectNats(config.NATS_URL, 'stream-relay');
   const names = new StreamNames(config.NAMESPACE);
   const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm, names);
+  await ensureStreams(jsm, names, { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000 });
   const app = await createRelayApp({
     feed: new RunEventFeed(jetstream(nc), jsm, names),
     verifier,

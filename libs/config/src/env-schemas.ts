@@ -24,6 +24,13 @@ export class CommonEnv {
 
   @IsIn(['debug', 'info', 'warn', 'error'])
   LOG_LEVEL = 'info';
+
+  /** How long an Idempotency-Key is remembered (and its run's create command kept). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(30 * 24 * 3600)
+  IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
 }
 
 /** Variables of the services that serve HTTP (api, stream-relay). */
@@ -57,6 +64,11 @@ export class HttpServiceEnv extends CommonEnv {
 }
 
 export class ApiEnv extends HttpServiceEnv {
+  /** Fault injection for tests: the name of a crash site (see failpoint.ts). Never set in production. */
+  @IsOptional()
+  @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
+  FAILPOINT?: string;
+
   /** JSON list of provider offers: [{"provider":"simulator","regions":["local-1"],"priority":0}]. */
   @IsOptional()
   @IsString()

@@ -56,9 +56,9 @@ export class LocalStack {
     await waitFor(`${this.baseUrl}/version`, 30_000);
   }
 
-  startService(service: ServiceName): ChildProcess {
+  startService(service: ServiceName, envOverrides: Record<string, string> = {}): ChildProcess {
     const child = spawn(process.execPath, [join(this.settings.distDir, MAINS[service])], {
-      env: this.envFor(service),
+      env: { ...this.envFor(service), ...envOverrides },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.processes.set(service, child);
@@ -77,9 +77,10 @@ export class LocalStack {
     await exited;
   }
 
-  async restart(service: ServiceName): Promise<void> {
+  /** Kills (SIGKILL) and starts a service again, optionally with some variables changed. */
+  async restart(service: ServiceName, envOverrides: Record<string, string> = {}): Promise<void> {
     await this.kill(service);
-    this.startService(service);
+    this.startService(service, envOverrides);
     if (service === 'api' || service === 'stream-relay') {
       await waitFor(`http://127.0.0.1:${service === 'api' ? this.ports.api : this.ports.relay}/api/v1/version`, 30_000, [
         200, 401, 404,

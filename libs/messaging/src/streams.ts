@@ -31,16 +31,27 @@ export async function ensureStreams(
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
     max_age: settings.idempotencyRetentionMs * NANOS_PER_MS,
-    duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
+    // JetStream requires the dedupe window to fit in the retention.
+    duplicate_window: Math.min(2 * 60 * 1000, settings.idempotencyRetentionMs) * NANOS_PER_MS,
   });
 }
 
 type StreamConfig = Parameters<JetStreamManager['streams']['add']>[0];
 
+/** Creates the stream, or brings its retention in line with the configuration. */
 async function addOrUpdate(jsm: JetStreamManager, config: StreamConfig): Promise<void> {
   const name = config.name as string;
   const existing = await jsm.streams.info(name).catch(() => null);
   if (!existing) {
     await jsm.streams.add(config);
+    return;
+  }
+  const current = existing.config;
+  if ((config.max_age ?? 0) !== current.max_age || (config.duplicate_window ?? current.duplicate_window) !== current.duplicate_window) {
+    await jsm.streams.update(name, {
+      ...current,
+      max_age: config.max_age ?? 0,
+      duplicate_window: config.duplicate_window ?? current.duplicate_window,
+    });
   }
 }

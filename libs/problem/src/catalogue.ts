@@ -46,6 +46,11 @@ export const PROBLEMS = {
     retryable: false,
     title: 'The Idempotency-Key was already used with a different request.',
   },
+  idempotency_in_flight: {
+    status: 409,
+    retryable: true,
+    title: 'A request with this Idempotency-Key is still being processed; retry after a moment.',
+  },
   version_conflict: { status: 409, retryable: false, title: 'The run has changed since the version given.' },
   approval_conflict: { status: 409, retryable: false, title: 'The operation conflicts with a pending approval.' },
   payload_too_large: { status: 413, retryable: false, title: 'The request body is too large.' },

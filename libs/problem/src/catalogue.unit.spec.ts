@@ -8,15 +8,16 @@ describe('problem catalogue', () => {
     expect([...PROBLEM_CODES].sort()).toEqual([...(schemas['ProblemCode']?.enum ?? [])].sort());
   });
 
-  it('gives 409 three distinct codes: idempotency, version and approval conflicts', () => {
+  it('gives 409 distinct codes: idempotency conflict and in-flight, version and approval conflicts', () => {
     const conflicts = PROBLEM_CODES.filter((c) => PROBLEMS[c].status === 409).sort();
-    expect(conflicts).toEqual(['approval_conflict', 'idempotency_conflict', 'version_conflict']);
+    expect(conflicts).toEqual(['approval_conflict', 'idempotency_conflict', 'idempotency_in_flight', 'version_conflict']);
   });
 
-  it('marks only 5xx codes (and none of the 4xx but 429) as retryable', () => {
+  it('marks 5xx, 429 and the in-flight 409 retryable, and nothing else', () => {
     for (const code of PROBLEM_CODES) {
       const status: number = PROBLEMS[code].status;
-      expect([code, PROBLEMS[code].retryable]).toEqual([code, status >= 500 || status === 429]);
+      const expected = status >= 500 || status === 429 || code === 'idempotency_in_flight';
+      expect([code, PROBLEMS[code].retryable]).toEqual([code, expected]);
     }
   });
 

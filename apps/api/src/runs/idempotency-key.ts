@@ -22,6 +22,11 @@ export function fingerprintOf(body: unknown): string {
   return sha256Hex(canonicalJson(body));
 }
 
+/** The same value with object keys sorted, recursively: one byte-exact form per logical body. */
+export function canonicalize(value: unknown): unknown {
+  return JSON.parse(canonicalJson(value));
+}
+
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) {
     return `[${value.map(canonicalJson).join(',')}]`;

@@ -41,8 +41,12 @@ export class RunsController {
   /** `POST /runs/{runId}:cancel`: the colon is literal, escaped for Express 5's path syntax. */
   @Post(':runId\\:cancel')
   @HttpCode(202)
-  async cancel(@Req() req: Request, @Param('runId') runId: string): Promise<Record<string, unknown>> {
+  async cancel(
+    @Req() req: Request,
+    @Param('runId') runId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+  ): Promise<Record<string, unknown>> {
     const auth = authOf(req);
-    return toRunResource(await this.runs.cancel(auth.workspaceId, runId, auth.subject, requestIdOf(req)));
+    return toRunResource(await this.runs.cancel(auth.workspaceId, runId, auth.subject, requestIdOf(req), ifMatch));
   }
 }

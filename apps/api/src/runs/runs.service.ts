@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { checkRequestedPlacement, evolve, toRunView, type ProviderOffer, type RunView } from '@wrs/domain';
-import { RunCommandBus, type CreateRunCommandMessage } from '@wrs/messaging';
+import { RunCommandBus, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
 import { RunQueries } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { CreateRunDto } from './create-run.dto';
-import { fingerprintOf, sha256Hex } from './idempotency-key';
+import { Failpoint } from './failpoint';
+import { IdempotencyCache } from './idempotency-cache';
+import { canonicalize, fingerprintOf, sha256Hex } from './idempotency-key';
 
 export const PROVIDER_OFFERS = Symbol('PROVIDER_OFFERS');
 
@@ -22,6 +24,8 @@ export class RunsService {
   constructor(
     private readonly commands: RunCommandBus,
     private readonly queries: RunQueries,
+    private readonly cache: IdempotencyCache,
+    private readonly failpoint: Failpoint,
     @Inject(PROVIDER_OFFERS) private readonly offers: readonly ProviderOffer[],
   ) {}
 
@@ -37,29 +41,54 @@ export class RunsService {
         params: { [placement.field]: body[placement.field], allowed: placement.allowed },
       });
     }
-    const fingerprint = fingerprintOf(body);
-    const offered = { runId: randomUUID(), fingerprint, createdAt: new Date().toISOString() };
-    const claim = await this.commands.claimIdempotencyKey(workspaceId, sha256Hex(idempotencyKey), offered);
-    if (!claim.claimed && claim.existing.fingerprint !== fingerprint) {
+    const canonical = canonicalize(body) as CreateRunDto;
+    const fingerprint = fingerprintOf(canonical);
+    const keyHash = sha256Hex(idempotencyKey);
+    const cached = await this.cache.finished(workspaceId, keyHash);
+    if (cached) {
+      return this.replay(cached, fingerprint, workspaceId, idempotencyKey, canonical, requestId);
+    }
+    const lock = await this.cache.lock(workspaceId, keyHash);
+    if (lock === 'held-by-another') {
+      throw new ProblemError('idempotency_in_flight', { headers: { 'Retry-After': '1' } });
+    }
+    try {
+      const offered = { runId: randomUUID(), fingerprint, createdAt: new Date().toISOString() };
+      const claim = await this.commands.claimIdempotencyKey(workspaceId, keyHash, offered);
+      const winner = claim.claimed ? offered : claim.existing;
+      if (winner.fingerprint !== fingerprint) {
+        throw new ProblemError('idempotency_conflict');
+      }
+      const command = createCommand(winner, workspaceId, idempotencyKey, canonical, requestId);
+      // Also on a replay: if the first request died between its claim and this publish, the retry
+      // finishes its work (the body is the same, the fingerprint says so).
+      await this.commands.publishCreate(command);
+      this.failpoint.hit('api.after-create-publish');
+      await this.cache.finish(workspaceId, keyHash, winner);
+      return { run: pendingRun(command), replayed: !claim.claimed };
+    } finally {
+      if (lock === 'acquired') {
+        await this.cache.unlock(workspaceId, keyHash);
+      }
+    }
+  }
+
+  /**
+   * The answer to a create is a function of the claim and the (canonical) body alone, so a replay is
+   * byte-for-byte the first answer, whatever the run has done since.
+   */
+  private replay(
+    claim: IdempotencyClaim,
+    fingerprint: string,
+    workspaceId: string,
+    idempotencyKey: string,
+    body: CreateRunDto,
+    requestId: string,
+  ): CreateRunOutcome {
+    if (claim.fingerprint !== fingerprint) {
       throw new ProblemError('idempotency_conflict');
     }
-    const { runId, createdAt } = claim.claimed ? offered : claim.existing;
-    const command: CreateRunCommandMessage = {
-      type: 'CreateRun',
-      runId,
-      workspaceId,
-      workload: body.workload,
-      provider: body.provider,
-      region: body.region,
-      idempotencyKey,
-      now: createdAt,
-      requestId,
-    };
-    // Also on a replay: if the first request died between its claim and this publish, the retry
-    // finishes its work (the body is the same, the fingerprint says so).
-    await this.commands.publishCreate(command);
-    const run = (await this.queries.find(workspaceId, runId)) ?? pendingRun(command);
-    return { run, replayed: !claim.claimed };
+    return { run: pendingRun(createCommand(claim, workspaceId, idempotencyKey, body, requestId)), replayed: true };
   }
 
   /**
@@ -81,8 +110,17 @@ export class RunsService {
     return pendingRun(pending);
   }
 
-  async cancel(workspaceId: string, runId: string, requestedBy: string, requestId: string): Promise<RunView> {
+  async cancel(
+    workspaceId: string,
+    runId: string,
+    requestedBy: string,
+    requestId: string,
+    ifMatch: string | undefined,
+  ): Promise<RunView> {
     const run = await this.get(workspaceId, runId);
+    if (ifMatch !== undefined && !etagMatches(ifMatch, run.version)) {
+      throw new ProblemError('version_conflict', { params: { currentVersion: run.version } });
+    }
     await this.commands.publishCancel({
       type: 'CancelRun',
       runId,
@@ -93,6 +131,34 @@ export class RunsService {
     });
     return run;
   }
+}
+
+function createCommand(
+  claim: IdempotencyClaim,
+  workspaceId: string,
+  idempotencyKey: string,
+  body: CreateRunDto,
+  requestId: string,
+): CreateRunCommandMessage {
+  return {
+    type: 'CreateRun',
+    runId: claim.runId,
+    workspaceId,
+    workload: body.workload,
+    provider: body.provider,
+    region: body.region,
+    idempotencyKey,
+    now: claim.createdAt,
+    requestId,
+  };
+}
+
+/** `If-Match` per RFC 9110: `*`, or a list of entity tags one of which is the run's version. */
+export function etagMatches(ifMatch: string, version: number): boolean {
+  return ifMatch
+    .split(',')
+    .map((tag) => tag.trim())
+    .some((tag) => tag === '*' || tag === `"${version}"`);
 }
 
 function pendingRun(command: CreateRunCommandMessage): RunView {
