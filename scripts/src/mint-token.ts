@@ -8,7 +8,7 @@ import {
   readSigningKey,
   WORKSPACE_ID_PATTERN,
 } from '@wrs/auth';
-import { HttpServiceEnv, loadConfig, runService } from '@wrs/config';
+import { loadConfig, runService, TokenEnv } from '@wrs/config';
 import { migrate, openDatabase, Workspaces } from '@wrs/persistence';
 import { DEV_KEYS_DIR } from './repo-root';
 
@@ -35,8 +35,8 @@ void runService('token', async () => {
   if (!Number.isInteger(ttl) || ttl < 1 || ttl > ACCESS_TOKEN_MAX_TTL_SECONDS) {
     throw usage(`--ttl must be 1..${ACCESS_TOKEN_MAX_TTL_SECONDS} seconds`);
   }
-  const config = loadConfig(HttpServiceEnv, { AUTH_PUBLIC_KEY_FILE: 'unused', ...process.env });
-  const { privateKeyFile } = ensureDevKeyPair(DEV_KEYS_DIR);
+  const config = loadConfig(TokenEnv, process.env);
+  const { privateKeyFile } = ensureDevKeyPair(config.DEV_KEYS_DIR ?? DEV_KEYS_DIR);
   const database = { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA };
   await migrate(database);
   const db = await openDatabase(database);

@@ -7,7 +7,7 @@ import { DEV_KEYS_DIR, DIST_DIR } from './repo-root';
 /** `npm start`: migrations and streams, then every service, behind one base URL. */
 void runService('stack', async () => {
   const config = loadConfig(StackEnv, process.env);
-  const { publicKeyFile } = ensureDevKeyPair(DEV_KEYS_DIR);
+  const { publicKeyFile } = ensureDevKeyPair(config.DEV_KEYS_DIR ?? DEV_KEYS_DIR);
   const stack = new LocalStack({
     distDir: DIST_DIR,
     natsUrl: config.NATS_URL,

@@ -111,3 +111,19 @@ export class GatewayEnv {
   @Matches(/^http:\/\/[^\s]+$/, { message: 'RELAY_UPSTREAM must be an http:// URL' })
   RELAY_UPSTREAM!: string;
 }
+
+/** Variables of `npm run token`. */
+export class TokenEnv extends CommonEnv {
+  @IsString()
+  @IsNotEmpty()
+  AUTH_ISSUER = 'workload-run-service-dev';
+
+  @IsString()
+  @IsNotEmpty()
+  AUTH_AUDIENCE = 'workload-run-service';
+
+  /** Where the development key pair lives (default: .local/keys in the repository). */
+  @IsOptional()
+  @IsString()
+  DEV_KEYS_DIR?: string;
+}

@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { CommonEnv } from '@wrs/config';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
@@ -24,4 +24,9 @@ export class StackEnv extends CommonEnv {
   @Min(0)
   @Max(65535)
   RELAY_PORT = 0;
+
+  /** Where the development key pair lives (default: .local/keys in the repository). */
+  @IsOptional()
+  @IsString()
+  DEV_KEYS_DIR?: string;
 }
