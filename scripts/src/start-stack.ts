@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ensureDevKeyPair } from '@wrs/auth';
 import { loadConfig, runService } from '@wrs/config';
+import { ensureDevCredentialKeys } from '@wrs/credentials';
 import { LocalStack, StackEnv } from '@wrs/devstack';
 import { DEV_KEYS_DIR, DIST_DIR } from './repo-root';
 
@@ -16,6 +17,7 @@ void runService('stack', async () => {
     redisUrl: config.REDIS_URL,
     namespace: config.NAMESPACE,
     publicKeyFile,
+    credentialKeys: ensureDevCredentialKeys(config.DEV_KEYS_DIR ?? DEV_KEYS_DIR),
     gatewayPort: config.PORT,
     apiPort: config.API_PORT,
     relayPort: config.RELAY_PORT,

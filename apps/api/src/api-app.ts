@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { credentialInUrlMiddleware, hardenForBrowsers } from '@wrs/auth';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import {
   acceptMiddleware,
@@ -16,7 +17,7 @@ export const API_PREFIX = 'api/v1';
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** The API as a Nest application, not yet listening: main.ts and the tests both start it this way. */
-export async function createApiApp(options: ApiModuleOptions): Promise<NestExpressApplication> {
+export async function createApiApp(options: ApiModuleOptions, allowedOrigins: readonly string[] = []): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(options), {
     bodyParser: false,
     logger: ['error', 'warn'],
@@ -25,6 +26,8 @@ export async function createApiApp(options: ApiModuleOptions): Promise<NestExpre
   // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
   app.set('etag', false);
   app.use(requestIdMiddleware);
+  hardenForBrowsers(app, allowedOrigins);
+  app.use(credentialInUrlMiddleware);
   app.use(methodNotAllowedMiddleware(`/${API_PREFIX}`, contractOperations().filter((op) => !isRelayOperation(op))));
   app.use(acceptMiddleware(['application/json', 'application/problem+json']));
   app.use(jsonBodyMiddleware({ limitBytes: MAX_BODY_BYTES }));

@@ -1,9 +1,9 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { verifierFromKeyFile } from '@wrs/auth';
+import { createAuthSetup } from '@wrs/auth';
 import type { ApiEnv } from '@wrs/config';
-import { connectNats, ensureStreams, RunCommandBus, StreamNames } from '@wrs/messaging';
-import { openDatabase, RunQueries, Workspaces } from '@wrs/persistence';
-import { Redis } from 'ioredis';
+import { readPublicKeks } from '@wrs/credentials';
+import { connectNats, connectRedis, ensureStreams, RunCommandBus, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { openDatabase, ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import type { ApiModuleOptions } from './api.module';
 import { buildInfo } from './meta/build-info';
 import { Failpoint } from './runs/failpoint';
@@ -11,18 +11,15 @@ import { IdempotencyCache } from './runs/idempotency-cache';
 
 export interface ApiDependencies {
   readonly module: Omit<ApiModuleOptions, 'offers'>;
+  readonly allowedOrigins: readonly string[];
   close(): Promise<void>;
 }
 
 export async function connectApiDependencies(config: ApiEnv): Promise<ApiDependencies> {
-  const verifier = verifierFromKeyFile({
-    publicKeyFile: config.AUTH_PUBLIC_KEY_FILE,
-    issuer: config.AUTH_ISSUER,
-    audience: config.AUTH_AUDIENCE,
-  });
   const nc = await connectNats(config.NATS_URL, 'api');
   const names = new StreamNames(config.NAMESPACE);
   const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
   await ensureStreams(jsm, names, { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000 });
   const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA }).catch(
     async (error: unknown) => {
@@ -30,23 +27,35 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
       throw error;
     },
   );
-  // Redis is a fast path only (see IdempotencyCache): the API starts, and stays up, without it.
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  redis.on('error', () => undefined);
-  await redis.connect().catch((error: unknown) => {
-    console.error(JSON.stringify({ level: 'warn', service: 'api', msg: 'Redis unreachable at start; idempotency fast path off until it is back', error: String(error) }));
-  });
+  // Redis serves the idempotency fast path (optional) and sessions (a 503 while it is away): the api
+  // starts, and stays up, without it.
+  const redis = await connectRedis(config.REDIS_URL, (error) =>
+    console.error(JSON.stringify({ level: 'warn', service: 'api', msg: 'Redis unreachable at start', error: String(error) })),
+  );
+  const revocations = new TokenRevocations(js, jsm, names);
+  await revocations.start();
+  const auth = await createAuthSetup(config, redis, revocations);
   return {
     module: {
-      commands: new RunCommandBus(jetstream(nc), jsm, names),
+      commands: new RunCommandBus(js, jsm, names),
       queries: new RunQueries(db),
       workspaces: new Workspaces(db),
-      verifier,
+      credentials: new ProviderCredentials(db),
+      authenticator: auth.authenticator,
+      sessions: auth.sessions,
+      fingerprints: auth.fingerprints,
+      sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+      publicKeks: config.CREDENTIALS_KEK_PUBLIC_KEYS
+        ? readPublicKeks('CREDENTIALS_KEK_PUBLIC_KEYS', config.CREDENTIALS_KEK_PUBLIC_KEYS)
+        : [],
       build: buildInfo(config.BUILD_COMMIT),
       cache: new IdempotencyCache(redis, config.NAMESPACE, config.IDEMPOTENCY_RETENTION_SECONDS * 1000),
       failpoint: new Failpoint(config.FAILPOINT),
     },
+    allowedOrigins: auth.allowedOrigins,
     close: async () => {
+      auth.stop();
+      await revocations.stop();
       await nc.drain();
       await db.destroy();
       redis.disconnect();

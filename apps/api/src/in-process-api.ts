@@ -32,7 +32,7 @@ export async function startApi(
     ...overrides,
   });
   const deps = await connectApiDependencies(config);
-  const app = await createApiApp({ ...deps.module, offers: DEFAULT_PROVIDER_OFFERS });
+  const app = await createApiApp({ ...deps.module, offers: DEFAULT_PROVIDER_OFFERS }, deps.allowedOrigins);
   await app.listen(0, '127.0.0.1');
   const url = `${await app.getUrl()}/${API_PREFIX}`;
   return {

@@ -1,10 +1,16 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SigningKey } from '@wrs/auth';
+import { ensureDevCredentialKeys } from '@wrs/credentials';
 import { freePort, LocalStack } from '@wrs/devstack';
 import { openDatabase, Workspaces } from '@wrs/persistence';
 import { ContractClient, isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 
 export interface StackFixture {
   readonly stack: LocalStack;
+  /** The key the stack trusts: for tokens with unusual claims. */
+  readonly signingKey: SigningKey;
   readonly client: ContractClient;
   readonly env: IsolatedEnvironment;
   readonly logs: string[];
@@ -30,6 +36,7 @@ export async function startStack(workspaces: string[], extraEnv: Record<string, 
     redisUrl: env.redisUrl,
     namespace: env.namespace,
     publicKeyFile,
+    credentialKeys: ensureDevCredentialKeys(mkdtempSync(join(tmpdir(), 'wrs-kek-'))),
     gatewayPort: await freePort(),
     extraEnv: { RECONCILE_INTERVAL_MS: '50', ...extraEnv },
     onOutput: (service, line) => logs.push(`[${service}] ${line}`),
@@ -45,6 +52,7 @@ export async function startStack(workspaces: string[], extraEnv: Record<string, 
   await db.destroy();
   return {
     stack,
+    signingKey: key,
     client: new ContractClient(stack.baseUrl),
     env,
     logs,

@@ -98,7 +98,10 @@ describe('the whole stack over HTTP, through the gateway', () => {
     const ids = events.map((e) => Number(e.id));
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
     events.forEach((e) => contractValidator().assertSchema('RunEvent', JSON.parse(e.data)));
-    const res = await f.client.call('GET /runs/{runId}', `/runs/${run.id}`, { token });
+    const res = await eventually(async () => {
+      const r = await f.client.call('GET /runs/{runId}', `/runs/${run.id}`, { token });
+      return (r.body as Run).terminal ? r : undefined;
+    });
     expect(res.body).toMatchObject({ state: 'succeeded', terminal: true, exitCode: 0, placement: { region: 'local-2' } });
     expect(res.headers.get('etag')).toBe(`"${ids[ids.length - 1]}"`);
   });
@@ -107,7 +110,12 @@ describe('the whole stack over HTTP, through the gateway', () => {
     const run = await createRun({ workload: workload({ SIM_EXIT_CODE: '3' }), provider: 'auto', region: 'auto' });
     const events = await followToEnd(run.id);
     expect(events.at(-1)?.event).toBe('run.failed');
-    expect(await getRun(run.id)).toMatchObject({ state: 'failed', exitCode: 3, failure: { code: 'workload_exit_nonzero' } });
+    // The read model trails the event stream by the projection's lag (milliseconds).
+    const final = await eventually(async () => {
+      const r = await getRun(run.id);
+      return r.terminal ? r : undefined;
+    });
+    expect(final).toMatchObject({ state: 'failed', exitCode: 3, failure: { code: 'workload_exit_nonzero' } });
   });
 
   it('cancels a running run; cancelling again changes nothing', async () => {
@@ -117,6 +125,7 @@ describe('the whole stack over HTTP, through the gateway', () => {
     expect(res.status).toBe(202);
     const events = await followToEnd(run.id);
     expect(events.map((e) => e.event).slice(-2)).toEqual(['run.cancel_requested', 'run.canceled']);
+    await eventually(async () => ((await getRun(run.id)).terminal ? true : undefined));
     const again = await f.client.call('POST /runs/{runId}:cancel', `/runs/${run.id}:cancel`, { token });
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ state: 'canceled', terminal: true });

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { loadConfig, parseProviderOffers, runService, WorkerEnv } from '@wrs/config';
+import { readPrivateKeks } from '@wrs/credentials';
 import { connectNats } from '@wrs/messaging';
 import { openDatabase } from '@wrs/persistence';
 import { startRunWorker } from './run-worker';
@@ -18,6 +19,9 @@ void runService('run-worker', async () => {
     offers,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,
+    privateKeks: config.CREDENTIALS_KEK_PRIVATE_KEYS
+      ? readPrivateKeks('CREDENTIALS_KEK_PRIVATE_KEYS', config.CREDENTIALS_KEK_PRIVATE_KEYS)
+      : new Map(),
     log,
   });
   log('info', 'started');

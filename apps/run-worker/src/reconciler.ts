@@ -1,5 +1,6 @@
 import { choosePlacement, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
 import type { RunQueries } from '@wrs/persistence';
+import type { CredentialVault } from './credential-vault';
 import type { ProviderRegistry } from './providers/provider-registry';
 import type { RunCommandHandler } from './run-command-handler';
 
@@ -25,6 +26,7 @@ export class Reconciler {
     private readonly handler: RunCommandHandler,
     private readonly providers: ProviderRegistry,
     private readonly offers: readonly ProviderOffer[],
+    private readonly vault: CredentialVault,
     private readonly options: ReconcilerOptions,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -93,7 +95,7 @@ export class Reconciler {
       });
       return;
     }
-    await provider.submit(run, placement);
+    await provider.submit(run, placement, await this.vault.open(run.workspaceId, placement.provider, placement.region));
     await this.execute(run, { type: 'DispatchRun', placement, now: this.now() });
   }
 

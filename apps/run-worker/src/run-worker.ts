@@ -1,10 +1,12 @@
+import type { KeyObject } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ProviderOffer } from '@wrs/domain';
 import { DurableConsumer, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
-import { RunProjection, RunQueries } from '@wrs/persistence';
+import { ProviderCredentials, RunProjection, RunQueries } from '@wrs/persistence';
 import type { DataSource } from 'typeorm';
 import { CommandConsumer } from './command-consumer';
+import { CredentialVault } from './credential-vault';
 import { ProjectionConsumer } from './projection-consumer';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
@@ -18,6 +20,8 @@ export interface RunWorkerOptions {
   readonly offers: readonly ProviderOffer[];
   readonly reconcileIntervalMs: number;
   readonly idempotencyRetentionMs: number;
+  /** Private key-encryption keys by id: what opens stored provider credentials at dispatch. */
+  readonly privateKeks: ReadonlyMap<string, KeyObject>;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -38,6 +42,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     handler,
     new ProviderRegistry([new SimulatorProvider()]),
     offers,
+    new CredentialVault(new ProviderCredentials(db), options.privateKeks),
     {
       intervalMs: options.reconcileIntervalMs,
       batchSize: 500,

@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { credentialInUrlMiddleware, hardenForBrowsers } from '@wrs/auth';
 import { RELAY_OPERATION } from '@wrs/contracts';
 import {
   acceptMiddleware,
@@ -10,7 +11,10 @@ import {
 } from '@wrs/problem';
 import { RelayModule, type RelayModuleOptions } from './relay.module';
 
-export async function createRelayApp(options: RelayModuleOptions): Promise<NestExpressApplication> {
+export async function createRelayApp(
+  options: RelayModuleOptions,
+  allowedOrigins: readonly string[] = [],
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(RelayModule.forRoot(options), {
     bodyParser: false,
     logger: ['error', 'warn'],
@@ -19,6 +23,8 @@ export async function createRelayApp(options: RelayModuleOptions): Promise<NestE
   // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
   app.set('etag', false);
   app.use(requestIdMiddleware);
+  hardenForBrowsers(app, allowedOrigins);
+  app.use(credentialInUrlMiddleware);
   app.use(methodNotAllowedMiddleware('/api/v1', [RELAY_OPERATION]));
   app.use(acceptMiddleware(['text/event-stream', 'application/problem+json']));
   app.setGlobalPrefix('api/v1');

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { verifierFromKeyFile } from '@wrs/auth';
+import { loadConfig, RelayEnv } from '@wrs/config';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import type { RunEvent } from '@wrs/domain';
-import { connectNats, ensureStreams, RunCommandBus, RunEventFeed, RunEventStore, StreamNames } from '@wrs/messaging';
+import { connectNats, ensureStreams, RunCommandBus, RunEventStore, StreamNames } from '@wrs/messaging';
 import {
   contractValidator,
   expressRoutes,
@@ -19,6 +19,7 @@ import {
   type SseResult,
 } from '@wrs/testing';
 import { createRelayApp } from './relay-app';
+import { connectRelayDependencies, type RelayDependencies } from './relay-dependencies';
 
 const at = '2026-11-21T10:00:00.000Z';
 const placement = { provider: 'simulator', region: 'local-1', reason: 'as requested', candidates: [] };
@@ -43,6 +44,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
   let store: RunEventStore;
   let commands: RunCommandBus;
   let app: NestExpressApplication;
+  let deps: RelayDependencies;
   let base: string;
 
   const follow = (runId: string, headers: Record<string, string> = {}, t = token): Promise<SseResult> =>
@@ -66,17 +68,25 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     const js = jetstream(nc);
     store = new RunEventStore(js, jsm, names);
     commands = new RunCommandBus(js, jsm, names);
-    app = await createRelayApp({
-      feed: new RunEventFeed(js, jsm, names),
-      verifier: verifierFromKeyFile({ publicKeyFile, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
-      relay: { heartbeatMs: 1000, retryMs: 1000 },
-    });
+    deps = await connectRelayDependencies(
+      loadConfig(RelayEnv, {
+        NATS_URL: env.natsUrl,
+        REDIS_URL: env.redisUrl,
+        NAMESPACE: env.namespace,
+        AUTH_PUBLIC_KEY_FILE: publicKeyFile,
+        AUTH_ISSUER: TEST_ISSUER,
+        AUTH_AUDIENCE: TEST_AUDIENCE,
+        SSE_HEARTBEAT_MS: '1000',
+      }),
+    );
+    app = await createRelayApp(deps.module);
     await app.listen(0, '127.0.0.1');
     base = `${await app.getUrl()}/api/v1`;
   });
 
   afterAll(async () => {
     await app.close();
+    await deps.close();
     await nc.close();
     await env.cleanup();
   });

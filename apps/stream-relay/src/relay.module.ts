@@ -1,12 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ACCESS_TOKEN_VERIFIER, BearerAuthGuard, type AccessTokenVerifier } from '@wrs/auth';
+import { AUTHENTICATOR, AuthGuard, type Authenticator } from '@wrs/auth';
 import { RunEventFeed } from '@wrs/messaging';
 import { RELAY_OPTIONS, RunEventsController, type RelayOptions } from './run-events.controller';
 
 export interface RelayModuleOptions {
   readonly feed: RunEventFeed;
-  readonly verifier: AccessTokenVerifier;
+  readonly authenticator: Authenticator;
   readonly relay: RelayOptions;
 }
 
@@ -18,9 +18,9 @@ export class RelayModule {
       controllers: [RunEventsController],
       providers: [
         { provide: RunEventFeed, useValue: options.feed },
-        { provide: ACCESS_TOKEN_VERIFIER, useValue: options.verifier },
+        { provide: AUTHENTICATOR, useValue: options.authenticator },
         { provide: RELAY_OPTIONS, useValue: options.relay },
-        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };
   }

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { AccessTokenVerifier, keyIdOf, mintAccessToken, TokenError, type SigningKey } from './access-token';
+import { StaticKeySource } from './key-source';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 
@@ -11,10 +12,12 @@ function keyPair(): { key: SigningKey; publicKey: ReturnType<typeof generateKeyP
 const current = keyPair();
 const rotatedOut = keyPair();
 const verifier = new AccessTokenVerifier({
-  publicKeys: new Map([
-    [current.key.kid, current.publicKey],
-    [rotatedOut.key.kid, rotatedOut.publicKey],
-  ]),
+  keys: new StaticKeySource(
+    new Map([
+      [current.key.kid, current.publicKey],
+      [rotatedOut.key.kid, rotatedOut.publicKey],
+    ]),
+  ),
   issuer: 'iss',
   audience: 'aud',
   maxTtlSeconds: 3600,
@@ -29,9 +32,9 @@ function forge(header: object, claims: object, key = current.key): string {
   return `${input}.${sign(null, Buffer.from(input), key.privateKey).toString('base64url')}`;
 }
 
-function codeOf(run: () => unknown): string {
+async function codeOf(run: () => Promise<unknown>): Promise<string> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (error instanceof TokenError) {
       return error.code;
@@ -42,59 +45,68 @@ function codeOf(run: () => unknown): string {
 }
 
 describe('access tokens', () => {
-  it('accepts a fresh token and yields its workspace', () => {
-    expect(verifier.verify(mint(), NOW)).toMatchObject({ workspaceId: 'ws-1', subject: 'alice' });
+  it('accepts a fresh token and yields its workspace', async () => {
+    expect(await verifier.verify(mint(), NOW)).toMatchObject({ workspaceId: 'ws-1', subject: 'alice' });
   });
-  it('accepts tokens of every configured key (rotation)', () => {
-    expect(verifier.verify(mint({}, rotatedOut.key), NOW).workspaceId).toBe('ws-1');
+  it('accepts tokens of every configured key (rotation)', async () => {
+    expect((await verifier.verify(mint({}, rotatedOut.key), NOW)).workspaceId).toBe('ws-1');
   });
-  it('refuses an expired token, allowing the clock skew', () => {
-    expect(codeOf(() => verifier.verify(mint(), NOW + 900_000 + 29_000))).toBe('accepted');
-    expect(codeOf(() => verifier.verify(mint(), NOW + 900_000 + 31_000))).toBe('token_expired');
+  it('refuses an expired token, allowing the clock skew', async () => {
+    expect(await codeOf(() => verifier.verify(mint(), NOW + 900_000 + 29_000))).toBe('accepted');
+    expect(await codeOf(() => verifier.verify(mint(), NOW + 900_000 + 31_000))).toBe('token_expired');
   });
-  it('refuses a token not yet valid', () => {
-    expect(codeOf(() => verifier.verify(mint({ now: NOW + 120_000 }), NOW))).toBe('token_claims_invalid');
+  it('refuses a token not yet valid', async () => {
+    expect(await codeOf(() => verifier.verify(mint({ now: NOW + 120_000 }), NOW))).toBe('token_claims_invalid');
   });
-  it('refuses a token that lives longer than the maximum', () => {
-    expect(codeOf(() => verifier.verify(mint({ ttlSeconds: 7200 }), NOW))).toBe('token_claims_invalid');
+  it('refuses a token that lives longer than the maximum', async () => {
+    expect(await codeOf(() => verifier.verify(mint({ ttlSeconds: 7200 }), NOW))).toBe('token_claims_invalid');
   });
-  it('refuses another issuer or audience', () => {
-    expect(codeOf(() => verifier.verify(mint({ issuer: 'other' }), NOW))).toBe('token_claims_invalid');
-    expect(codeOf(() => verifier.verify(mint({ audience: 'other' }), NOW))).toBe('token_claims_invalid');
+  it('refuses another issuer or audience', async () => {
+    expect(await codeOf(() => verifier.verify(mint({ issuer: 'other' }), NOW))).toBe('token_claims_invalid');
+    expect(await codeOf(() => verifier.verify(mint({ audience: 'other' }), NOW))).toBe('token_claims_invalid');
   });
-  it('refuses alg none and HMAC whatever the signature', () => {
+  it('refuses alg none and HMAC whatever the signature', async () => {
     const claims = JSON.parse(Buffer.from(mint().split('.')[1] ?? '', 'base64url').toString());
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
-    expect(codeOf(() => verifier.verify(none, NOW))).toBe('token_malformed');
-    expect(codeOf(() => verifier.verify(forge({ alg: 'HS256', typ: 'at+jwt', kid: current.key.kid }, claims), NOW))).toBe(
+    expect(await codeOf(() => verifier.verify(none, NOW))).toBe('token_malformed');
+    expect(await codeOf(() => verifier.verify(forge({ alg: 'HS256', typ: 'at+jwt', kid: current.key.kid }, claims), NOW))).toBe(
       'token_invalid_signature',
     );
   });
-  it('refuses a JWT that is not an access token (typ)', () => {
+  it('refuses a JWT that is not an access token (typ)', async () => {
     const claims = JSON.parse(Buffer.from(mint().split('.')[1] ?? '', 'base64url').toString());
-    expect(codeOf(() => verifier.verify(forge({ alg: 'EdDSA', typ: 'JWT', kid: current.key.kid }, claims), NOW))).toBe(
+    expect(await codeOf(() => verifier.verify(forge({ alg: 'EdDSA', typ: 'JWT', kid: current.key.kid }, claims), NOW))).toBe(
       'token_claims_invalid',
     );
   });
-  it('refuses a token signed by an unknown key', () => {
-    expect(codeOf(() => verifier.verify(mint({}, { ...keyPair().key, kid: current.key.kid }), NOW))).toBe(
+  it('refuses a token signed by an unknown key', async () => {
+    expect(await codeOf(() => verifier.verify(mint({}, { ...keyPair().key, kid: current.key.kid }), NOW))).toBe(
       'token_invalid_signature',
     );
   });
-  it('refuses a tampered payload', () => {
+  it('refuses a tampered payload', async () => {
     const [h, , s] = mint().split('.');
     const evil = Buffer.from(JSON.stringify({ ws: 'other' })).toString('base64url');
-    expect(codeOf(() => verifier.verify(`${h}.${evil}.${s}`, NOW))).toBe('token_invalid_signature');
+    expect(await codeOf(() => verifier.verify(`${h}.${evil}.${s}`, NOW))).toBe('token_invalid_signature');
   });
-  it('refuses garbage as malformed and never echoes it', () => {
-    expect(codeOf(() => verifier.verify('sk-live-1234', NOW))).toBe('token_malformed');
+  it('refuses garbage as malformed and never echoes it', async () => {
+    expect(await codeOf(() => verifier.verify('sk-live-1234', NOW))).toBe('token_malformed');
     try {
-      verifier.verify('abc.def.ghi', NOW);
+      await verifier.verify('abc.def.ghi', NOW);
     } catch (error) {
       expect(String(error)).not.toContain('abc.def.ghi');
     }
   });
-  it('refuses a workspace id that is not subject-safe', () => {
-    expect(codeOf(() => verifier.verify(mint({ workspaceId: 'ws.>' }), NOW))).toBe('token_claims_invalid');
+  it('refuses a workspace id that is not subject-safe', async () => {
+    expect(await codeOf(() => verifier.verify(mint({ workspaceId: 'ws.>' }), NOW))).toBe('token_claims_invalid');
+  });
+});
+
+describe('tokens not bound to one workspace', () => {
+  it('yields the allowed workspaces of a `wss` token, and no bound workspace', async () => {
+    const token = mintAccessToken(current.key, {
+      issuer: 'iss', audience: 'aud', workspaceId: ['ws-1', 'ws-2'], subject: 'svc', ttlSeconds: 900, now: NOW,
+    });
+    expect(await verifier.verify(token, NOW)).toMatchObject({ workspaceId: null, allowedWorkspaces: ['ws-1', 'ws-2'] });
   });
 });

@@ -1,24 +1,39 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AccessTokenVerifier, keyIdOf, type SigningKey } from './access-token';
+import { JwksKeySource } from './jwks-key-source';
+import { StaticKeySource, type KeySource } from './key-source';
 
-/** Reads a PEM public key; its key id is derived from the key itself. */
-export function readPublicKeys(file: string): Map<string, KeyObject> {
-  let key: KeyObject;
-  try {
-    key = createPublicKey(readFileSync(file));
-  } catch (error) {
-    const failure = new Error(`AUTH_PUBLIC_KEY_FILE: cannot read a PEM public key from ${file} (${(error as Error).message})`);
-    failure.name = 'ConfigError';
-    throw failure;
+/** Longest lifetime (exp - iat) a token may have by default, whoever signed it: tokens are short-lived. */
+export const ACCESS_TOKEN_MAX_TTL_SECONDS = 60 * 60;
+export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+export const CLOCK_SKEW_SECONDS = 30;
+
+function configError(message: string): Error {
+  const error = new Error(message);
+  error.name = 'ConfigError';
+  return error;
+}
+
+/** Reads PEM public keys from a comma-separated list of files; each key's id is its thumbprint. */
+export function readPublicKeys(files: string): Map<string, KeyObject> {
+  const keys = new Map<string, KeyObject>();
+  for (const file of files.split(',').map((f) => f.trim()).filter(Boolean)) {
+    let key: KeyObject;
+    try {
+      key = createPublicKey(readFileSync(file));
+    } catch (error) {
+      throw configError(`AUTH_PUBLIC_KEY_FILE: cannot read a PEM public key from ${file} (${(error as Error).message})`);
+    }
+    keys.set(keyIdOf(key), key);
   }
-  return new Map([[keyIdOf(key), key]]);
+  return keys;
 }
 
 export function readSigningKey(file: string): SigningKey {
   const privateKey = createPrivateKey(readFileSync(file));
-  return { kid: keyIdOf(createPublicKey(privateKey)), privateKey };
+  return { kid: keyIdOf(privateKey), privateKey };
 }
 
 /**
@@ -37,21 +52,36 @@ export function ensureDevKeyPair(directory: string): { privateKeyFile: string; p
   return { privateKeyFile, publicKeyFile };
 }
 
-/** Longest lifetime (exp - iat) a token may have, whoever signed it: tokens are short-lived. */
-export const ACCESS_TOKEN_MAX_TTL_SECONDS = 60 * 60;
-export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
-export const CLOCK_SKEW_SECONDS = 30;
+export interface TokenVerificationConfig {
+  readonly publicKeyFiles?: string | undefined;
+  readonly jwksUrl?: string | undefined;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly maxTtlSeconds?: number;
+}
 
-export function verifierFromKeyFile(options: {
-  publicKeyFile: string;
-  issuer: string;
-  audience: string;
-}): AccessTokenVerifier {
-  return new AccessTokenVerifier({
-    publicKeys: readPublicKeys(options.publicKeyFile),
-    issuer: options.issuer,
-    audience: options.audience,
-    maxTtlSeconds: ACCESS_TOKEN_MAX_TTL_SECONDS,
+/** The verifier a service uses: keys from a JWKS URL if configured, else from PEM files. */
+export async function createVerifier(
+  config: TokenVerificationConfig,
+): Promise<{ verifier: AccessTokenVerifier; stop(): void }> {
+  let keys: KeySource;
+  let stop = (): void => undefined;
+  if (config.jwksUrl) {
+    const jwks = new JwksKeySource(config.jwksUrl);
+    await jwks.start();
+    keys = jwks;
+    stop = () => jwks.stop();
+  } else if (config.publicKeyFiles) {
+    keys = new StaticKeySource(readPublicKeys(config.publicKeyFiles));
+  } else {
+    throw configError('AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE: one of them must name the token verification keys');
+  }
+  const verifier = new AccessTokenVerifier({
+    keys,
+    issuer: config.issuer,
+    audience: config.audience,
+    maxTtlSeconds: config.maxTtlSeconds ?? ACCESS_TOKEN_MAX_TTL_SECONDS,
     clockSkewSeconds: CLOCK_SKEW_SECONDS,
   });
+  return { verifier, stop };
 }

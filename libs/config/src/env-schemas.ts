@@ -45,10 +45,32 @@ export class HttpServiceEnv extends CommonEnv {
   @Matches(/^[\d.:a-fA-F]+$|^localhost$/, { message: 'HOST must be an IP address or localhost' })
   HOST = '127.0.0.1';
 
-  /** PEM file of the public key that verifies access tokens (Ed25519). */
+  /** PEM files (comma-separated) of the public keys that verify access tokens; or AUTH_JWKS_URL. */
+  @IsOptional()
   @IsString()
-  @IsNotEmpty()
-  AUTH_PUBLIC_KEY_FILE!: string;
+  AUTH_PUBLIC_KEY_FILE?: string;
+
+  /** An identity provider's JWKS (e.g. Keycloak's .../protocol/openid-connect/certs). */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'AUTH_JWKS_URL must be an http(s) URL' })
+  AUTH_JWKS_URL?: string;
+
+  /** Longest lifetime (exp - iat) an accepted token may have. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(24 * 3600)
+  AUTH_TOKEN_MAX_TTL_SECONDS = 3600;
+
+  /** Origins (comma-separated) whose pages may call the API from a browser (CORS, CSRF origin check). */
+  @IsOptional()
+  @Matches(/^(https?:\/\/[^\s,]+)(,https?:\/\/[^\s,]+)*$/, { message: 'CORS_ORIGINS must be a comma-separated list of origins' })
+  CORS_ORIGINS?: string;
+
+  /** File with the key (>= 32 random bytes, base64) of provider-credential fingerprints. */
+  @IsOptional()
+  @IsString()
+  CREDENTIALS_FINGERPRINT_KEY_FILE?: string;
 
   @IsString()
   @IsNotEmpty()
@@ -64,6 +86,18 @@ export class HttpServiceEnv extends CommonEnv {
 }
 
 export class ApiEnv extends HttpServiceEnv {
+  /** Public key-encryption keys for provider credentials, `id:file.pem,...`, the current one first. */
+  @IsOptional()
+  @IsString()
+  CREDENTIALS_KEK_PUBLIC_KEYS?: string;
+
+  /** How long a browser session lasts. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(7 * 24 * 3600)
+  SESSION_TTL_SECONDS = 3600;
+
   /** Fault injection for tests: the name of a crash site (see failpoint.ts). Never set in production. */
   @IsOptional()
   @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
@@ -84,6 +118,11 @@ export class RelayEnv extends HttpServiceEnv {
 }
 
 export class WorkerEnv extends CommonEnv {
+  /** Private key-encryption keys, `id:file.pem,...`: the only place provider credentials can be opened. */
+  @IsOptional()
+  @IsString()
+  CREDENTIALS_KEK_PRIVATE_KEYS?: string;
+
   @IsOptional()
   @IsString()
   PROVIDERS_JSON?: string;

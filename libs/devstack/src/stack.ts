@@ -11,6 +11,8 @@ export interface StackSettings {
   readonly redisUrl: string;
   readonly namespace: string;
   readonly publicKeyFile: string;
+  /** The provider-credential keys: public KEKs for the api, private for the worker, fingerprint key. */
+  readonly credentialKeys?: { publicFile: string; privateFile: string; fingerprintKeyFile: string };
   readonly gatewayPort: number;
   readonly apiPort?: number;
   readonly relayPort?: number;
@@ -102,6 +104,13 @@ export class LocalStack {
       REDIS_URL: s.redisUrl,
       NAMESPACE: s.namespace,
       AUTH_PUBLIC_KEY_FILE: s.publicKeyFile,
+      ...(s.credentialKeys
+        ? {
+            CREDENTIALS_KEK_PUBLIC_KEYS: `dev:${s.credentialKeys.publicFile}`,
+            CREDENTIALS_KEK_PRIVATE_KEYS: `dev:${s.credentialKeys.privateFile}`,
+            CREDENTIALS_FINGERPRINT_KEY_FILE: s.credentialKeys.fingerprintKeyFile,
+          }
+        : {}),
       ...s.extraEnv,
     };
     switch (service) {

@@ -8,3 +8,5 @@ export * from './run-commands';
 export * from './run-command-bus';
 export * from './durable-consumer';
 export * from './run-event-feed';
+export * from './token-revocations';
+export * from './redis-connection';

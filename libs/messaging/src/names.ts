@@ -6,10 +6,21 @@
 export class StreamNames {
   readonly eventsStream: string;
   readonly commandsStream: string;
+  readonly revocationsStream: string;
 
   constructor(readonly namespace: string) {
     this.eventsStream = `${namespace.toUpperCase()}_RUN_EVENTS`;
     this.commandsStream = `${namespace.toUpperCase()}_RUN_COMMANDS`;
+    this.revocationsStream = `${namespace.toUpperCase()}_TOKEN_REVOCATIONS`;
+  }
+
+  /** A revoked token id (hashed: ids may hold characters a subject cannot). */
+  revokedToken(tokenIdHash: string): string {
+    return `${this.namespace}.revoked.${tokenIdHash}`;
+  }
+
+  allRevokedTokens(): string {
+    return `${this.namespace}.revoked.>`;
   }
 
   /** Every event of one run, in order: the run's event stream and its optimistic-concurrency unit. */

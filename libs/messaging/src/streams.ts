@@ -6,9 +6,12 @@ const NANOS_PER_MS = 1_000_000;
 export interface StreamSettings {
   /** How long an Idempotency-Key claim (and the create command) is kept: the retention window. */
   readonly idempotencyRetentionMs: number;
+  /** How long a revocation is kept: longer than any token can live, after which it is moot. */
+  readonly revocationRetentionMs?: number;
 }
 
 export const DEFAULT_STREAM_SETTINGS: StreamSettings = { idempotencyRetentionMs: 24 * 60 * 60 * 1000 };
+const DEFAULT_REVOCATION_RETENTION_MS = 2 * 60 * 60 * 1000;
 
 /** Creates the two streams if missing; safe to call from every service at start. */
 export async function ensureStreams(
@@ -33,6 +36,15 @@ export async function ensureStreams(
     max_age: settings.idempotencyRetentionMs * NANOS_PER_MS,
     // JetStream requires the dedupe window to fit in the retention.
     duplicate_window: Math.min(2 * 60 * 1000, settings.idempotencyRetentionMs) * NANOS_PER_MS,
+  });
+  await addOrUpdate(jsm, {
+    name: names.revocationsStream,
+    subjects: [names.allRevokedTokens()],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    max_age: (settings.revocationRetentionMs ?? DEFAULT_REVOCATION_RETENTION_MS) * NANOS_PER_MS,
+    duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
   });
 }
 

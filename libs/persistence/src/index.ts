@@ -4,3 +4,4 @@ export * from './run-queries';
 export * from './workspaces';
 export { RunEntity } from './entities/run.entity';
 export { WorkspaceEntity } from './entities/workspace.entity';
+export * from './provider-credentials';

@@ -31,6 +31,28 @@ export const PROBLEMS = {
   token_invalid_signature: { status: 401, retryable: false, title: 'The bearer token signature is not valid.' },
   token_expired: { status: 401, retryable: false, title: 'The bearer token has expired.' },
   token_claims_invalid: { status: 401, retryable: false, title: 'The bearer token is not valid for this service.' },
+  token_revoked: { status: 401, retryable: false, title: 'The bearer token has been revoked.' },
+  provider_key_not_token: {
+    status: 401,
+    retryable: false,
+    title: 'A provider key is not an API token. Store it as a provider credential; never send it as a token.',
+  },
+  session_invalid: { status: 401, retryable: false, title: 'The session has ended or does not exist; sign in again.' },
+  credential_in_url: {
+    status: 400,
+    retryable: false,
+    title: 'Credentials must never be sent in a URL; use the Authorization header.',
+  },
+  workspace_header_required: {
+    status: 400,
+    retryable: false,
+    title: 'This token is not bound to one workspace: name it with X-Service-Workspace-ID.',
+  },
+  csrf_failed: {
+    status: 403,
+    retryable: false,
+    title: 'A change made with a browser session needs the X-CSRF-Token header and a same-origin request.',
+  },
   workspace_mismatch: {
     status: 403,
     retryable: false,
@@ -41,6 +63,7 @@ export const PROBLEMS = {
   workspace_not_found: { status: 404, retryable: false, title: 'The workspace does not exist.' },
   method_not_allowed: { status: 405, retryable: false, title: 'The method is not allowed on this resource.' },
   not_acceptable: { status: 406, retryable: false, title: 'The requested media type cannot be produced.' },
+  provider_credential_not_found: { status: 404, retryable: false, title: 'The provider credential does not exist.' },
   idempotency_conflict: {
     status: 409,
     retryable: false,

@@ -7,3 +7,4 @@ export * from './test-tokens';
 export * from './eventually';
 export * from './sse-reader';
 export * from './express-routes';
+export * from './sign-jwt';

@@ -14,7 +14,8 @@ export type Observation =
  */
 export interface RunProvider {
   readonly name: string;
-  submit(run: RunView, placement: Placement): Promise<void>;
+  /** `credential` is the workspace's stored key for this provider and region, opened for this call only. */
+  submit(run: RunView, placement: Placement, credential: string | null): Promise<void>;
   observe(run: RunView): Promise<Observation>;
   cancel(run: RunView): Promise<void>;
 }

@@ -1,0 +1,31 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { authOf } from '@wrs/auth';
+import type { ProviderCredentialSummary } from '@wrs/persistence';
+import type { Request } from 'express';
+import { CreateProviderCredentialDto } from './create-provider-credential.dto';
+import { ProviderCredentialsService } from './provider-credentials.service';
+
+export { CREDENTIALS_OPTIONS } from './credentials-options';
+
+/** A workspace's provider keys: stored sealed, listed by fingerprint and last four, never returned. */
+@Controller('provider-credentials')
+export class ProviderCredentialsController {
+  constructor(private readonly credentials: ProviderCredentialsService) {}
+
+  @Post()
+  @HttpCode(201)
+  add(@Req() req: Request, @Body() body: CreateProviderCredentialDto): Promise<ProviderCredentialSummary> {
+    return this.credentials.add(authOf(req).workspaceId, body);
+  }
+
+  @Get()
+  async list(@Req() req: Request): Promise<{ items: ProviderCredentialSummary[] }> {
+    return { items: await this.credentials.list(authOf(req).workspaceId) };
+  }
+
+  @Delete(':credentialId')
+  @HttpCode(204)
+  async remove(@Req() req: Request, @Param('credentialId') id: string): Promise<void> {
+    await this.credentials.remove(authOf(req).workspaceId, id);
+  }
+}

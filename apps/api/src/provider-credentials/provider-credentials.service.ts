@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { CredentialFingerprintIndex } from '@wrs/auth';
+import { lastFour, sealSecret } from '@wrs/credentials';
+import { ProviderCredentials, type ProviderCredentialSummary } from '@wrs/persistence';
+import { ProblemError } from '@wrs/problem';
+import type { CreateProviderCredentialDto } from './create-provider-credential.dto';
+import { CREDENTIALS_OPTIONS, type CredentialsOptions } from './credentials-options';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The additional data bound into the seal: a sealed record copied to another row does not open. */
+export function credentialAssociatedData(workspaceId: string, id: string): string {
+  return `${workspaceId}/${id}`;
+}
+
+@Injectable()
+export class ProviderCredentialsService {
+  constructor(
+    private readonly credentials: ProviderCredentials,
+    private readonly fingerprints: CredentialFingerprintIndex,
+    @Inject(CREDENTIALS_OPTIONS) private readonly options: CredentialsOptions,
+  ) {}
+
+  async add(workspaceId: string, body: CreateProviderCredentialDto): Promise<ProviderCredentialSummary> {
+    const kek = this.options.publicKeks[0];
+    const fingerprint = this.fingerprints.fingerprint(body.secret);
+    if (!kek || !fingerprint) {
+      throw new ProblemError('dependency_unavailable', { detail: 'provider credential encryption is not configured' });
+    }
+    const offered = this.options.offers.find((o) => o.provider === body.provider);
+    if (!offered) {
+      throw new ProblemError('unsupported_provider', {
+        params: { provider: body.provider, allowed: this.options.offers.map((o) => o.provider) },
+      });
+    }
+    if (body.region !== undefined && !offered.regions.includes(body.region)) {
+      throw new ProblemError('unsupported_region', { params: { region: body.region, allowed: offered.regions } });
+    }
+    const id = randomUUID();
+    const summary = await this.credentials.add({
+      id,
+      workspaceId,
+      provider: body.provider,
+      region: body.region ?? null,
+      fingerprint,
+      lastFour: lastFour(body.secret),
+      sealed: sealSecret(body.secret, kek, credentialAssociatedData(workspaceId, id)),
+    });
+    await this.fingerprints.add(fingerprint);
+    return summary;
+  }
+
+  list(workspaceId: string): Promise<ProviderCredentialSummary[]> {
+    return this.credentials.list(workspaceId);
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const removed = UUID.test(id) ? await this.credentials.remove(workspaceId, id) : null;
+    if (!removed) {
+      throw new ProblemError('provider_credential_not_found');
+    }
+    if (!(await this.credentials.fingerprintInUse(removed.fingerprint))) {
+      await this.fingerprints.remove(removed.fingerprint);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import { Controller, Delete, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { authOf, clearedSessionCookie, SessionStore, sessionCookie } from '@wrs/auth';
+import { ProblemError } from '@wrs/problem';
+import type { Request, Response } from 'express';
+
+export const SESSION_TTL = Symbol('SESSION_TTL');
+
+interface SessionResource {
+  workspaceId: string;
+  subject: string;
+  expiresAt: string;
+  csrfToken: string;
+}
+
+/**
+ * Browser sessions: a bearer token is exchanged once for an HttpOnly, Secure, SameSite=Strict cookie
+ * holding an opaque session id; the answer carries the CSRF token the page must send with changes.
+ */
+@Controller('sessions')
+export class SessionsController {
+  constructor(
+    private readonly sessions: SessionStore,
+    @Inject(SESSION_TTL) private readonly ttlSeconds: number,
+  ) {}
+
+  @Post()
+  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionResource> {
+    const principal = authOf(req);
+    if (principal.via !== 'bearer') {
+      throw new ProblemError('token_missing', { detail: 'a session is made from a bearer token' });
+    }
+    const expiresAt = Math.floor(Date.now() / 1000) + this.ttlSeconds;
+    const { id, session } = await this.sessions.create({
+      workspaceId: principal.workspaceId,
+      subject: principal.subject,
+      tokenId: principal.tokenId,
+      expiresAt,
+    });
+    res.status(201).setHeader('Set-Cookie', sessionCookie(id, this.ttlSeconds));
+    res.setHeader('Cache-Control', 'no-store');
+    return { workspaceId: session.workspaceId, subject: session.subject, expiresAt: iso(expiresAt), csrfToken: session.csrfToken };
+  }
+
+  @Get('current')
+  current(@Req() req: Request, @Res({ passthrough: true }) res: Response): SessionResource {
+    const principal = authOf(req);
+    if (principal.via !== 'session' || !principal.csrfToken) {
+      throw new ProblemError('session_invalid');
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    return {
+      workspaceId: principal.workspaceId,
+      subject: principal.subject,
+      expiresAt: iso(principal.expiresAt),
+      csrfToken: principal.csrfToken,
+    };
+  }
+
+  /** Sign out: the session is deleted server-side and the cookie cleared. */
+  @Delete('current')
+  @HttpCode(204)
+  async end(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const principal = authOf(req);
+    if (principal.via !== 'session' || !principal.sessionId) {
+      throw new ProblemError('session_invalid');
+    }
+    await this.sessions.delete(principal.sessionId);
+    res.setHeader('Set-Cookie', clearedSessionCookie());
+  }
+}
+
+function iso(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString();
+}

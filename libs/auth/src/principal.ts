@@ -1,0 +1,20 @@
+/** Who is calling, in which workspace, and how they proved it. */
+export interface Principal {
+  readonly workspaceId: string;
+  readonly subject: string;
+  readonly tokenId: string;
+  readonly expiresAt: number;
+  readonly via: 'bearer' | 'session';
+  /** The session id when `via` is `session` (for logout). */
+  readonly sessionId?: string;
+  readonly csrfToken?: string;
+}
+
+export interface RevocationCheck {
+  isRevoked(tokenId: string): boolean;
+}
+
+/** Does this bearer value equal a stored provider credential (by keyed fingerprint)? */
+export interface CredentialFingerprintCheck {
+  matches(value: string): Promise<boolean>;
+}

@@ -1,0 +1,3 @@
+export * from './sealed-secret';
+export * from './fingerprint';
+export * from './kek-files';
