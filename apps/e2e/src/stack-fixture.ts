@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SigningKey } from '@wrs/auth';
 import { ensureDevCredentialKeys } from '@wrs/credentials';
-import { freePort, LocalStack } from '@wrs/devstack';
+import { freePort, LocalStack, type StackSettings } from '@wrs/devstack';
 import { openDatabase, Workspaces } from '@wrs/persistence';
 import { ContractClient, isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 
@@ -24,7 +24,11 @@ const DIST_DIR = join(__dirname, '..', '..', '..', 'dist');
  * The compiled stack (run `npm run build` first) as real processes in an isolated namespace and schema,
  * with workspaces created in its database and tokens signed by a key made for this run.
  */
-export async function startStack(workspaces: string[], extraEnv: Record<string, string> = {}): Promise<StackFixture> {
+export async function startStack(
+  workspaces: string[],
+  extraEnv: Record<string, string> = {},
+  replicas: StackSettings['replicas'] = {},
+): Promise<StackFixture> {
   const env = await isolatedEnvironment();
   const { key, publicKeyFile } = testSigningKey();
   const logs: string[] = [];
@@ -39,6 +43,7 @@ export async function startStack(workspaces: string[], extraEnv: Record<string, 
     credentialKeys: ensureDevCredentialKeys(mkdtempSync(join(tmpdir(), 'wrs-kek-'))),
     gatewayPort: await freePort(),
     extraEnv: { RECONCILE_INTERVAL_MS: '50', ...extraEnv },
+    replicas,
     onOutput: (service, line) => logs.push(`[${service}] ${line}`),
   });
   try {

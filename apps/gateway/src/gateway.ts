@@ -1,20 +1,46 @@
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import { upstreamFor, type Upstream } from './route';
 
 export interface GatewayOptions {
-  readonly upstreams: Record<Upstream, URL>;
+  /** Replicas of each upstream; requests go round-robin, skipping one that refuses connections. */
+  readonly upstreams: Record<Upstream, readonly URL[]>;
 }
 
 /**
  * The local stand-in for the ingress: one base URL for clients. It streams bodies both ways without
- * buffering (SSE passes through as it is written) and answers a dead upstream with a problem.
+ * buffering (SSE passes through as it is written), spreads requests over replicas, and answers with a
+ * problem when no replica of an upstream answers.
  */
 export function createGateway(options: GatewayOptions): Server {
-  return createServer((req, res) => proxy(req, res, options.upstreams[upstreamFor(req.url ?? '/')]));
+  const next: Record<Upstream, number> = { api: 0, relay: 0 };
+  return createServer((req, res) => {
+    const kind = upstreamFor(req.url ?? '/');
+    const replicas = options.upstreams[kind];
+    const start = next[kind]++ % replicas.length;
+    const order = replicas.map((_, i) => replicas[(start + i) % replicas.length] as URL);
+    proxy(req, res, order, order, Date.now() + RESTART_GRACE_MS);
+  });
 }
 
-function proxy(req: IncomingMessage, res: ServerResponse, target: URL): void {
+/**
+ * How long a GET waits for some replica to come back when all refuse connections (a restart): an
+ * EventSource that gets a 5xx gives up for good, one whose reconnect is held a moment does not.
+ */
+const RESTART_GRACE_MS = 5000;
+
+function proxy(req: IncomingMessage, res: ServerResponse, candidates: URL[], all: URL[], deadline: number): void {
+  const [target, ...rest] = candidates;
+  if (!target) {
+    const bodiless = req.method === 'GET' || req.method === 'HEAD';
+    if (bodiless && Date.now() < deadline && !res.destroyed) {
+      setTimeout(() => proxy(req, res, all, all, deadline), 200);
+    } else {
+      unavailable(req, res);
+    }
+    return;
+  }
   const upstream = request(
     {
       host: target.hostname,
@@ -26,27 +52,41 @@ function proxy(req: IncomingMessage, res: ServerResponse, target: URL): void {
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       res.flushHeaders();
-      answer.pipe(res);
+      // pipeline, not pipe: when the upstream dies mid-answer (a killed relay), the client's connection
+      // must drop too, so an EventSource notices and reconnects instead of waiting forever.
+      pipeline(answer, res, (error) => {
+        if (error) {
+          res.destroy();
+        }
+      });
     },
   );
-  upstream.on('error', () => {
-    if (!res.headersSent) {
-      const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID();
-      res.writeHead(503, { 'content-type': 'application/problem+json', 'x-request-id': requestId });
-      res.end(
-        JSON.stringify({
-          type: 'urn:workload-run-service:problem:dependency_unavailable',
-          title: 'A service this request depends on is unavailable.',
-          status: 503,
-          code: 'dependency_unavailable',
-          requestId,
-          retryable: true,
-        }),
-      );
-    } else {
+  upstream.on('error', (error: NodeJS.ErrnoException) => {
+    if (res.headersSent) {
       res.destroy();
+    } else if (error.code === 'ECONNREFUSED' && !req.readableDidRead) {
+      // The replica is down and nothing of the request was sent: another replica can take it as it is.
+      proxy(req, res, rest, all, deadline);
+    } else {
+      unavailable(req, res);
     }
   });
   res.on('close', () => upstream.destroy());
   req.pipe(upstream);
+}
+
+function unavailable(req: IncomingMessage, res: ServerResponse): void {
+  const offered = req.headers['x-request-id'];
+  const requestId = typeof offered === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(offered) ? offered : randomUUID();
+  res.writeHead(503, { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'retry-after': '1' });
+  res.end(
+    JSON.stringify({
+      type: 'urn:workload-run-service:problem:dependency_unavailable',
+      title: 'A service this request depends on is unavailable.',
+      status: 503,
+      code: 'dependency_unavailable',
+      requestId,
+      retryable: true,
+    }),
+  );
 }

@@ -4,7 +4,10 @@ import { createGateway } from './gateway';
 void runService('gateway', async () => {
   const config = loadConfig(GatewayEnv, process.env);
   const server = createGateway({
-    upstreams: { api: new URL(config.API_UPSTREAM), relay: new URL(config.RELAY_UPSTREAM) },
+    upstreams: {
+      api: config.API_UPSTREAM.split(',').map((u) => new URL(u)),
+      relay: config.RELAY_UPSTREAM.split(',').map((u) => new URL(u)),
+    },
   });
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   console.log(JSON.stringify({ level: 'info', service: 'gateway', msg: 'listening', port: config.PORT }));

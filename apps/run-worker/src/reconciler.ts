@@ -1,6 +1,7 @@
 import { choosePlacement, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
 import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
+import type { RunProvider } from './providers/provider';
 import type { ProviderRegistry } from './providers/provider-registry';
 import type { RunCommandHandler } from './run-command-handler';
 
@@ -115,9 +116,12 @@ export class Reconciler {
         return;
       case 'running':
         await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
+        await this.recordLogs(run, provider);
         return;
       case 'exited':
         await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
+        // Every line the workload wrote is recorded before its end.
+        await this.recordLogs(run, provider);
         await this.execute(run, { type: 'CompleteRun', exitCode: observation.exitCode, now: this.now() });
         return;
       case 'lost':
@@ -127,6 +131,18 @@ export class Reconciler {
           now: this.now(),
         });
         return;
+    }
+  }
+
+  private async recordLogs(run: RunView, provider: RunProvider): Promise<void> {
+    const lines = await provider.logs(run, run.logLines);
+    if (lines.length > 0) {
+      await this.handler.execute(
+        run.workspaceId,
+        run.runId,
+        { type: 'RecordLogs', fromIndex: run.logLines, lines, now: this.now() },
+        `rec-${run.runId}-logs-${run.logLines}`,
+      );
     }
   }
 

@@ -1,7 +1,8 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createAuthSetup } from '@wrs/auth';
 import type { RelayEnv } from '@wrs/config';
-import { connectNats, connectRedis, ensureStreams, RunEventFeed, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { connectNats, connectRedis, ensureStreams, RunEventFeed, StreamLeases, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { openDatabase, RunQueries } from '@wrs/persistence';
 import type { RelayModuleOptions } from './relay.module';
 
 export interface RelayDependencies {
@@ -20,20 +21,32 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
   const redis = await connectRedis(config.REDIS_URL, (error) =>
     console.error(JSON.stringify({ level: 'warn', service: 'stream-relay', msg: 'Redis unreachable at start', error: String(error) })),
   );
+  // Postgres only for the `reset` event's current state: a small pool.
+  const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: 4 });
   const revocations = new TokenRevocations(js, jsm, names);
   await revocations.start();
   const auth = await createAuthSetup(config, redis, revocations);
   return {
     module: {
       feed: new RunEventFeed(js, jsm, names),
+      queries: new RunQueries(db),
+      leases: new StreamLeases(redis, config.NAMESPACE, config.SSE_HEARTBEAT_MS * 3),
       authenticator: auth.authenticator,
-      relay: { heartbeatMs: config.SSE_HEARTBEAT_MS, retryMs: 1000 },
+      relay: {
+        heartbeatMs: config.SSE_HEARTBEAT_MS,
+        retryMs: 1000,
+        maxDurationMs: config.SSE_MAX_DURATION_SECONDS * 1000,
+        maxBufferedBytes: config.SSE_MAX_BUFFERED_BYTES,
+        drainTimeoutMs: config.SSE_DRAIN_TIMEOUT_MS,
+        maxStreamsPerWorkspace: config.SSE_MAX_STREAMS_PER_WORKSPACE,
+      },
     },
     allowedOrigins: auth.allowedOrigins,
     close: async () => {
       auth.stop();
       await revocations.stop();
       await nc.drain();
+      await db.destroy();
       redis.disconnect();
     },
   };

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { loadConfig, RelayEnv } from '@wrs/config';
+import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, ensureStreams, RunCommandBus, RunEventStore, StreamNames } from '@wrs/messaging';
@@ -61,6 +64,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
 
   beforeAll(async () => {
     env = await isolatedEnvironment();
+    await migrate(env.database);
     nc = await connectNats(env.natsUrl, 'test');
     const names = new StreamNames(env.namespace);
     const jsm = await jetstreamManager(nc);
@@ -72,6 +76,12 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
       loadConfig(RelayEnv, {
         NATS_URL: env.natsUrl,
         REDIS_URL: env.redisUrl,
+        DATABASE_URL: env.databaseUrl,
+        DATABASE_SCHEMA: env.schema,
+        SSE_MAX_DURATION_SECONDS: '3',
+        SSE_MAX_STREAMS_PER_WORKSPACE: '5',
+        SSE_MAX_BUFFERED_BYTES: '65536',
+        SSE_DRAIN_TIMEOUT_MS: '1000',
         NAMESPACE: env.namespace,
         AUTH_PUBLIC_KEY_FILE: publicKeyFile,
         AUTH_ISSUER: TEST_ISSUER,
@@ -206,5 +216,116 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     assertContract(result);
     expect(result.status).toBe(401);
     expect(JSON.parse(result.text)).toMatchObject({ code: 'token_missing', retryable: false });
+  });
+
+  async function appendAll(runId: string, events: RunEvent[], ws = 'ws-a'): Promise<number[]> {
+    let version = await store.version(ws, runId);
+    const seqs: number[] = [];
+    for (const [i, event] of events.entries()) {
+      version = await store.append(ws, runId, [event], version, `a${seqs.length}-${i}`);
+      seqs.push(version);
+    }
+    return seqs;
+  }
+
+  it('starts with a reset event carrying the current state when events after the id were removed', async () => {
+    const runId = randomUUID();
+    const events = finishedRun(runId, 'ws-a');
+    const seqs = await appendAll(runId, events);
+    // The projection knows the run (as the worker would have recorded it).
+    const db = await openDatabase(env.database);
+    const projection = new RunProjection(db);
+    for (const [i, e] of events.entries()) {
+      await projection.project(runId, seqs[i]!, e);
+    }
+    await db.destroy();
+    // Retention removed all but the last two events of the run.
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.purge(new StreamNames(env.namespace).eventsStream, {
+      filter: new StreamNames(env.namespace).runEvents('ws-a', runId),
+      keep: 2,
+    });
+    const resumed = await follow(runId, { 'last-event-id': String(seqs[0]) });
+    expect(resumed.events.map((e) => e.event)).toEqual(['reset', 'run.started', 'run.succeeded']);
+    const reset = JSON.parse(resumed.events[0]!.data) as { data: { firstAvailableId: number; run: { state: string } } };
+    contractValidator().assertSchema('RunReset', reset);
+    expect(reset.data.firstAvailableId).toBe(seqs[2]);
+    expect(reset.data.run.state).toBe('succeeded');
+    expect(Number(resumed.events[0]!.id)).toBe(seqs[2]! - 1);
+    // From the id the reset gave, the resume is exact again (no reset).
+    const after = await follow(runId, { 'last-event-id': String(seqs[2]) });
+    expect(after.events.map((e) => e.event)).toEqual(['run.succeeded']);
+  });
+
+  it('closes a stream at its maximum duration so the client resumes', async () => {
+    const runId = randomUUID();
+    await appendAll(runId, finishedRun(runId, 'ws-a').slice(0, 2));
+    const started = Date.now();
+    const result = await readSse(`${base}/runs/${runId}/events`, { authorization: `Bearer ${token}` }, { timeoutMs: 10_000 });
+    expect(result.endedByServer).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    expect(result.events).toHaveLength(2);
+    expect(result.comments).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses streams beyond the workspace limit with 429, and frees the place when one closes', async () => {
+    const runId = randomUUID();
+    await appendAll(runId, finishedRun(runId, 'ws-limit').slice(0, 1), 'ws-limit');
+    const limited = testToken(key, 'ws-limit');
+    const controllers = Array.from({ length: 5 }, () => new AbortController());
+    const open = await Promise.all(
+      controllers.map((c) => fetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${limited}` }, signal: c.signal })),
+    );
+    expect(open.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const refused = await follow(runId, {}, limited);
+    assertContract(refused);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(JSON.parse(refused.text)).toMatchObject({ code: 'too_many_streams', retryable: true, params: { limit: 5 } });
+    controllers[0]!.abort();
+    await new Promise((r) => setTimeout(r, 200));
+    const again = await readSse(`${base}/runs/${runId}/events`, { authorization: `Bearer ${limited}` }, { until: (e) => e.length > 0 });
+    expect(again.status).toBe(200);
+    controllers.slice(1).forEach((c) => c.abort());
+  });
+
+  it('disconnects a client that does not read instead of buffering for it', async () => {
+    const runId = randomUUID();
+    const events = finishedRun(runId, 'ws-a');
+    // About 4 MB: more than loopback socket buffers absorb for a client that never reads.
+    const logs: RunEvent[] = Array.from({ length: 1000 }, (_, index) => ({
+      type: 'run.log',
+      data: { index, stream: 'stdout', line: 'x'.repeat(4000), at },
+    }));
+    await appendAll(runId, [...events.slice(0, 3), ...logs, events[3]!]);
+    const { port, hostname } = new URL(base);
+    // A client with a small receive window that reads nothing for 4 s, then drains what it can: if the
+    // relay cut it off, the stream ends without the terminal event; had it buffered, all would arrive.
+    // (Python, because Node cannot shrink a socket's receive buffer.)
+    const client = `
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect((sys.argv[1], int(sys.argv[2])))
+s.sendall(("GET /api/v1/runs/%s/events HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer %s\\r\\n\\r\\n" % (sys.argv[3], sys.argv[4])).encode())
+time.sleep(4)
+s.settimeout(10)
+data = b""
+try:
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+except Exception as e:
+    data += b"(still open)"
+sys.stdout.write(data.decode("utf-8", "replace"))
+`;
+    const { stdout: received } = await promisify(execFile)('python3', ['-c', client, hostname, port, runId, token], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(received).toContain('event: run.created');
+    expect(received).not.toContain('event: run.succeeded');
+    expect(received).not.toContain('(still open)');
   });
 });

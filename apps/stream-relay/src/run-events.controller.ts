@@ -1,7 +1,8 @@
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
-import { isTerminalEventType } from '@wrs/domain';
-import { RunEventFeed } from '@wrs/messaging';
+import { isTerminalEventType, toRunResource, type RunView } from '@wrs/domain';
+import { RunEventFeed, StreamLeases, type FeedEvent, type StreamLease } from '@wrs/messaging';
+import { RunQueries } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { parseLastEventId } from './last-event-id';
@@ -12,6 +13,11 @@ export const RELAY_OPTIONS = Symbol('RELAY_OPTIONS');
 export interface RelayOptions {
   readonly heartbeatMs: number;
   readonly retryMs: number;
+  /** A stream is closed after this long; the client resumes with Last-Event-ID. */
+  readonly maxDurationMs: number;
+  readonly maxBufferedBytes: number;
+  readonly drainTimeoutMs: number;
+  readonly maxStreamsPerWorkspace: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -20,6 +26,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export class RunEventsController {
   constructor(
     private readonly feed: RunEventFeed,
+    private readonly queries: RunQueries,
+    private readonly leases: StreamLeases,
     @Inject(RELAY_OPTIONS) private readonly options: RelayOptions,
   ) {}
 
@@ -37,7 +45,7 @@ export class RunEventsController {
     }
     // The subject carries the caller's workspace, so another workspace's run is simply not found.
     const last = await this.feed.last(workspaceId, runId);
-    if (!last && !(await this.feed.accepted(workspaceId, runId))) {
+    if (!last && !(await this.feed.accepted(workspaceId, runId)) && !(await this.queries.find(workspaceId, runId))) {
       throw new ProblemError('run_not_found');
     }
     if (last && isTerminalEventType(last.envelope.type) && last.seq <= after) {
@@ -45,19 +53,53 @@ export class RunEventsController {
       res.status(204).end();
       return;
     }
-    await this.pipe(res, workspaceId, runId, after);
+    const lease = await this.leases.acquire(workspaceId, this.options.maxStreamsPerWorkspace);
+    if (!lease.granted) {
+      throw new ProblemError('too_many_streams', {
+        headers: { 'Retry-After': '5' },
+        params: { limit: this.options.maxStreamsPerWorkspace },
+      });
+    }
+    try {
+      await this.pipe(res, workspaceId, runId, after, last, lease.lease);
+    } finally {
+      await lease.lease.release();
+    }
   }
 
-  private async pipe(res: Response, workspaceId: string, runId: string, after: number): Promise<void> {
+  private async pipe(
+    res: Response,
+    workspaceId: string,
+    runId: string,
+    after: number,
+    last: FeedEvent | null,
+    lease: StreamLease,
+  ): Promise<void> {
     const subscription = await this.feed.follow(workspaceId, runId, after);
-    const sse = new SseWriter(res);
+    const sse = new SseWriter(res, this.options);
     sse.open(this.options.retryMs);
-    const heartbeat = setInterval(() => sse.heartbeat(), this.options.heartbeatMs);
+    const heartbeat = setInterval(() => {
+      sse.heartbeat();
+      void lease.renew();
+    }, this.options.heartbeatMs);
+    const deadline = setTimeout(() => void subscription.close(), this.options.maxDurationMs);
     res.on('close', () => void subscription.close());
     try {
+      if (!last) {
+        // Accepted but without any event left (or yet): a run that has state but lost its events says so.
+        const run = await this.resetIfEventsWereRemoved(sse, workspaceId, runId, after, null);
+        if (run?.terminal) {
+          return;
+        }
+      }
+      let first = true;
       for await (const event of subscription) {
-        if (res.destroyed) {
+        if (sse.closed) {
           break;
+        }
+        if (first) {
+          first = false;
+          await this.resetIfEventsWereRemoved(sse, workspaceId, runId, after, event);
         }
         await sse.event(event.seq, event.envelope.type, event.json);
         if (isTerminalEventType(event.envelope.type)) {
@@ -66,8 +108,40 @@ export class RunEventsController {
       }
     } finally {
       clearInterval(heartbeat);
+      clearTimeout(deadline);
       await subscription.close();
       sse.end();
     }
+  }
+
+  /**
+   * Never a silent gap: if the run's events right after `after` are gone (retention, purge), the
+   * stream starts with a `reset` event carrying the run's current state and the first id still held.
+   */
+  private async resetIfEventsWereRemoved(
+    sse: SseWriter,
+    workspaceId: string,
+    runId: string,
+    after: number,
+    first: FeedEvent | null,
+  ): Promise<RunView | null> {
+    const gap = first ? first.previous !== null && first.previous > after : after === 0;
+    if (!gap) {
+      return null;
+    }
+    const run = await this.queries.find(workspaceId, runId);
+    if (!first && !run) {
+      return null; // accepted, not yet created: nothing was removed
+    }
+    const firstAvailableId = first?.seq ?? null;
+    const data = JSON.stringify({
+      type: 'reset',
+      runId,
+      workspaceId,
+      time: new Date().toISOString(),
+      data: { reason: 'events_removed', firstAvailableId, run: run ? toRunResource(run) : null },
+    });
+    await sse.event(firstAvailableId === null ? after : firstAvailableId - 1, 'reset', data);
+    return run;
   }
 }

@@ -1,8 +1,21 @@
 import type { Response } from 'express';
 
-/** Writes Server-Sent Events, waiting for the socket to drain so a slow client cannot grow our buffers. */
+/**
+ * Writes Server-Sent Events. A slow client is never buffered for without bound: past `maxBufferedBytes`
+ * waiting in the socket, or a drain that does not come within `drainTimeoutMs`, the connection is cut
+ * and the client resumes from its last id (on this replica or any other).
+ */
 export class SseWriter {
-  constructor(private readonly res: Response) {}
+  private cut = false;
+
+  constructor(
+    private readonly res: Response,
+    private readonly limits: { maxBufferedBytes: number; drainTimeoutMs: number },
+  ) {}
+
+  get closed(): boolean {
+    return this.cut || this.res.destroyed;
+  }
 
   open(retryMs: number): void {
     this.res.status(200);
@@ -19,25 +32,53 @@ export class SseWriter {
   }
 
   heartbeat(): void {
-    this.res.write(': heartbeat\n\n');
-  }
-
-  end(): void {
-    this.res.end();
-  }
-
-  private write(chunk: string): Promise<void> {
-    if (this.res.write(chunk)) {
-      return Promise.resolve();
+    if (!this.closed) {
+      this.res.write(': heartbeat\n\n');
     }
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.res.off('drain', done);
-        this.res.off('close', done);
-        resolve();
+  }
+
+  /** Ends the stream; a client that still has not taken what was sent is cut after the drain time-out. */
+  end(): void {
+    if (this.res.destroyed) {
+      return;
+    }
+    this.res.end();
+    if (this.res.writableLength > 0) {
+      setTimeout(() => this.res.destroy(), this.limits.drainTimeoutMs).unref();
+    }
+  }
+
+  private async write(chunk: string): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    if (this.res.write(chunk)) {
+      return;
+    }
+    if (this.res.writableLength > this.limits.maxBufferedBytes) {
+      this.disconnect();
+      return;
+    }
+    const drained = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), this.limits.drainTimeoutMs);
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.res.off('drain', onDrain);
+        this.res.off('close', onClose);
+        resolve(ok);
       };
-      this.res.once('drain', done);
-      this.res.once('close', done);
+      const onDrain = (): void => done(true);
+      const onClose = (): void => done(false);
+      this.res.once('drain', onDrain);
+      this.res.once('close', onClose);
     });
+    if (!drained) {
+      this.disconnect();
+    }
+  }
+
+  private disconnect(): void {
+    this.cut = true;
+    this.res.destroy();
   }
 }

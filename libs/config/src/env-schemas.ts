@@ -115,6 +115,33 @@ export class RelayEnv extends HttpServiceEnv {
   @Min(1000)
   @Max(60000)
   SSE_HEARTBEAT_MS = 15000;
+
+  /** A stream is closed after this long; clients resume with Last-Event-ID. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 3600)
+  SSE_MAX_DURATION_SECONDS = 1800;
+
+  /** Bytes a slow client may leave unread before it is disconnected (it resumes from its last id). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+  /** How long a client that does not read may keep a full socket before it is disconnected. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  SSE_DRAIN_TIMEOUT_MS = 30000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  SSE_MAX_STREAMS_PER_WORKSPACE = 100;
 }
 
 export class WorkerEnv extends CommonEnv {
@@ -144,10 +171,11 @@ export class GatewayEnv {
   @Matches(/^[\d.:a-fA-F]+$|^localhost$/, { message: 'HOST must be an IP address or localhost' })
   HOST = '127.0.0.1';
 
-  @Matches(/^http:\/\/[^\s]+$/, { message: 'API_UPSTREAM must be an http:// URL' })
+  /** One or more (comma-separated) http:// URLs of api replicas. */
+  @Matches(/^http:\/\/[^\s,]+(,http:\/\/[^\s,]+)*$/, { message: 'API_UPSTREAM must be http:// URLs, comma-separated' })
   API_UPSTREAM!: string;
 
-  @Matches(/^http:\/\/[^\s]+$/, { message: 'RELAY_UPSTREAM must be an http:// URL' })
+  @Matches(/^http:\/\/[^\s,]+(,http:\/\/[^\s,]+)*$/, { message: 'RELAY_UPSTREAM must be http:// URLs, comma-separated' })
   RELAY_UPSTREAM!: string;
 }
 

@@ -16,14 +16,19 @@ export interface StackSettings {
   readonly gatewayPort: number;
   readonly apiPort?: number;
   readonly relayPort?: number;
+  /** How many processes of each kind (1 by default); the gateway spreads requests over them. */
+  readonly replicas?: Partial<Record<'api' | 'stream-relay' | 'run-worker', number>>;
   readonly extraEnv?: Record<string, string>;
   /** Where each process's output goes: a line at a time, prefixed by the process name. */
   readonly onOutput?: (service: string, line: string) => void;
 }
 
-export type ServiceName = 'api' | 'stream-relay' | 'run-worker' | 'gateway';
+type Kind = 'api' | 'stream-relay' | 'run-worker' | 'gateway' | 'migrate';
 
-const MAINS: Record<ServiceName | 'migrate', string> = {
+/** A process of the stack: `api`, `stream-relay`, `run-worker`, `gateway`, or a replica like `stream-relay-2`. */
+export type ServiceName = string;
+
+const MAINS: Record<Kind, string> = {
   api: 'apps/api/src/main.js',
   'stream-relay': 'apps/stream-relay/src/main.js',
   'run-worker': 'apps/run-worker/src/main.js',
@@ -32,13 +37,13 @@ const MAINS: Record<ServiceName | 'migrate', string> = {
 };
 
 /**
- * The whole stack as child processes on this machine: migrate, then api, stream-relay, run-worker and
- * the gateway that gives clients one base URL. `npm start` and the end-to-end tests both use it, and a
- * test can kill and restart any one process.
+ * The whole stack as child processes on this machine: migrate, then api, stream-relay, run-worker
+ * (each possibly several times) and the gateway that gives clients one base URL. `npm start` and the
+ * end-to-end tests both use it, and a test can kill and restart any one process.
  */
 export class LocalStack {
   readonly processes = new Map<ServiceName, ChildProcess>();
-  private ports: Record<'api' | 'relay', number> = { api: 0, relay: 0 };
+  private readonly ports = new Map<ServiceName, number>();
 
   constructor(private readonly settings: StackSettings) {}
 
@@ -46,20 +51,29 @@ export class LocalStack {
     return `http://127.0.0.1:${this.settings.gatewayPort}/api/v1`;
   }
 
+  /** The names of the processes of one kind, e.g. ['stream-relay', 'stream-relay-2']. */
+  instances(kind: 'api' | 'stream-relay' | 'run-worker'): ServiceName[] {
+    const count = this.settings.replicas?.[kind] ?? 1;
+    return Array.from({ length: count }, (_, i) => (i === 0 ? kind : `${kind}-${i + 1}`));
+  }
+
   async start(): Promise<void> {
-    this.ports = {
-      api: this.settings.apiPort || (await freePort()),
-      relay: this.settings.relayPort || (await freePort()),
-    };
+    for (const [kind, fixed] of [['api', this.settings.apiPort], ['stream-relay', this.settings.relayPort]] as const) {
+      for (const [i, name] of this.instances(kind).entries()) {
+        this.ports.set(name, i === 0 && fixed ? fixed : await freePort());
+      }
+    }
     await this.runToCompletion('migrate');
-    for (const service of ['api', 'stream-relay', 'run-worker', 'gateway'] as const) {
+    const all = [...this.instances('api'), ...this.instances('stream-relay'), ...this.instances('run-worker'), 'gateway'];
+    for (const service of all) {
       this.startService(service);
     }
     await waitFor(`${this.baseUrl}/version`, 30_000);
+    await Promise.all(this.instances('stream-relay').map((name) => this.waitUntilServing(name)));
   }
 
   startService(service: ServiceName, envOverrides: Record<string, string> = {}): ChildProcess {
-    const child = spawn(process.execPath, [join(this.settings.distDir, MAINS[service])], {
+    const child = spawn(process.execPath, [join(this.settings.distDir, MAINS[kindOf(service)])], {
       env: { ...this.envFor(service), ...envOverrides },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -83,10 +97,14 @@ export class LocalStack {
   async restart(service: ServiceName, envOverrides: Record<string, string> = {}): Promise<void> {
     await this.kill(service);
     this.startService(service, envOverrides);
-    if (service === 'api' || service === 'stream-relay') {
-      await waitFor(`http://127.0.0.1:${service === 'api' ? this.ports.api : this.ports.relay}/api/v1/version`, 30_000, [
-        200, 401, 404,
-      ]);
+    await this.waitUntilServing(service);
+  }
+
+  /** For an HTTP service: until it answers on its port. */
+  async waitUntilServing(service: ServiceName): Promise<void> {
+    const port = this.ports.get(service);
+    if (port !== undefined) {
+      await waitFor(`http://127.0.0.1:${port}/api/v1/version`, 30_000, [200, 401, 404, 405]);
     }
   }
 
@@ -113,18 +131,14 @@ export class LocalStack {
         : {}),
       ...s.extraEnv,
     };
-    switch (service) {
+    const urls = (kind: 'api' | 'stream-relay'): string =>
+      this.instances(kind).map((name) => `http://127.0.0.1:${this.ports.get(name)}`).join(',');
+    switch (kindOf(service)) {
       case 'api':
-        return { ...common, PORT: String(this.ports.api) };
       case 'stream-relay':
-        return { ...common, PORT: String(this.ports.relay) };
+        return { ...common, PORT: String(this.ports.get(service)) };
       case 'gateway':
-        return {
-          PATH: common['PATH'],
-          PORT: String(s.gatewayPort),
-          API_UPSTREAM: `http://127.0.0.1:${this.ports.api}`,
-          RELAY_UPSTREAM: `http://127.0.0.1:${this.ports.relay}`,
-        };
+        return { PATH: common['PATH'], PORT: String(s.gatewayPort), API_UPSTREAM: urls('api'), RELAY_UPSTREAM: urls('stream-relay') };
       case 'run-worker':
       case 'migrate':
         return common;
@@ -156,6 +170,14 @@ export class LocalStack {
       });
     }
   }
+}
+
+function kindOf(service: ServiceName | 'migrate'): Kind {
+  const kind = service.replace(/-\d+$/, '');
+  if (!(kind in MAINS)) {
+    throw new Error(`unknown service ${service}`);
+  }
+  return kind as Kind;
 }
 
 export function freePort(): Promise<number> {

@@ -10,3 +10,4 @@ export * from './durable-consumer';
 export * from './run-event-feed';
 export * from './token-revocations';
 export * from './redis-connection';
+export * from './stream-leases';

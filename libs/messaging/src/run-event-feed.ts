@@ -1,9 +1,13 @@
 import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { StreamNames } from './names';
+import type { MsgHdrs } from '@nats-io/nats-core';
 import { decodeRunEvent, type RunEventEnvelope } from './run-event-codec';
+import { PREVIOUS_EVENT_HEADER } from './run-event-store';
 
 export interface FeedEvent {
   readonly seq: number;
+  /** The sequence of the run's previous event, when the message says (all events appended here do). */
+  readonly previous: number | null;
   readonly envelope: RunEventEnvelope;
   /** The stored JSON, sent as it is. */
   readonly json: string;
@@ -28,7 +32,9 @@ export class RunEventFeed {
     const message = await this.jsm.streams.getMessage(this.names.eventsStream, {
       last_by_subj: this.names.runEvents(workspaceId, runId),
     });
-    return message ? { seq: message.seq, envelope: decodeRunEvent(message.data).envelope, json: message.string() } : null;
+    return message
+      ? { seq: message.seq, previous: previousOf(message.header), envelope: decodeRunEvent(message.data).envelope, json: message.string() }
+      : null;
   }
 
   /** A run that has no event yet exists if its create command was accepted. */
@@ -53,9 +59,14 @@ export class RunEventFeed {
       async *[Symbol.asyncIterator]() {
         for await (const m of messages) {
           const json = m.string();
-          yield { seq: m.seq, envelope: decodeRunEvent(m.data).envelope, json };
+          yield { seq: m.seq, previous: previousOf(m.headers), envelope: decodeRunEvent(m.data).envelope, json };
         }
       },
     };
   }
+}
+
+function previousOf(meta: MsgHdrs | undefined): number | null {
+  const value = meta?.get(PREVIOUS_EVENT_HEADER);
+  return value ? Number(value) : null;
 }

@@ -5,9 +5,13 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
+import { headers } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import type { StreamNames } from './names';
 import { decodeRunEvent, encodeRunEvent } from './run-event-codec';
+
+/** Header naming the sequence of the run's previous event (0 for its first). */
+export const PREVIOUS_EVENT_HEADER = 'Run-Previous-Seq';
 
 export interface RecordedRunEvent {
   readonly seq: number;
@@ -78,10 +82,15 @@ export class RunEventStore {
     let version = expectedVersion;
     for (const [index, event] of events.entries()) {
       try {
+        // The run's previous event travels with each event, so a reader can tell a gap (events removed
+        // by retention or purge) from ids that simply belong to other runs.
+        const meta = headers();
+        meta.set(PREVIOUS_EVENT_HEADER, String(version));
         const ack = await this.js.publish(subject, encodeRunEvent(workspaceId, runId, event), {
           // JetStream dedupes message ids stream-wide: scope them to the run.
           msgID: `${runId}:${messageIdBase}:${index}`,
           expect: { lastSubjectSequence: version },
+          headers: meta,
         });
         version = ack.seq;
       } catch (error) {

@@ -83,6 +83,11 @@ export const PROBLEMS = {
     retryable: false,
     title: 'The request line or headers are too large.',
   },
+  too_many_streams: {
+    status: 429,
+    retryable: true,
+    title: 'The workspace has too many open event streams; retry after a moment.',
+  },
   internal_error: { status: 500, retryable: true, title: 'An unexpected error occurred.' },
   dependency_unavailable: {
     status: 503,

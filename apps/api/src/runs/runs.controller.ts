@@ -4,7 +4,7 @@ import { requestIdOf } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
-import { toRunResource } from './run-resource';
+import { toRunResource } from '@wrs/domain';
 import { RunsService } from './runs.service';
 
 @Controller('runs')

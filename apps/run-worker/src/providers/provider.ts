@@ -1,5 +1,10 @@
 import type { Placement, RunView } from '@wrs/domain';
 
+export interface LogLine {
+  readonly stream: 'stdout' | 'stderr';
+  readonly line: string;
+}
+
 export type Observation =
   | { readonly phase: 'pending' }
   | { readonly phase: 'running' }
@@ -17,5 +22,7 @@ export interface RunProvider {
   /** `credential` is the workspace's stored key for this provider and region, opened for this call only. */
   submit(run: RunView, placement: Placement, credential: string | null): Promise<void>;
   observe(run: RunView): Promise<Observation>;
+  /** Log lines from `fromIndex` on (numbered from 0 over stdout and stderr together). */
+  logs(run: RunView, fromIndex: number): Promise<LogLine[]>;
   cancel(run: RunView): Promise<void>;
 }

@@ -1,13 +1,13 @@
 import type { RunView } from '@wrs/domain';
-import type { Observation, RunProvider } from './provider';
+import type { LogLine, Observation, RunProvider } from './provider';
 
-export const SIMULATOR_DEFAULTS = { startDelayMs: 20, durationMs: 100, exitCode: 0 } as const;
+export const SIMULATOR_DEFAULTS = { startDelayMs: 20, durationMs: 100, exitCode: 0, logLines: 0 } as const;
 
 /**
  * A SIMULATOR, not a compute provider: it runs nothing. Its outcome is a pure function of the run's
- * dispatch time and three variables in the workload's env (SIM_START_DELAY_MS, SIM_DURATION_MS,
- * SIM_EXIT_CODE), so it is deterministic, survives a worker restart, and lets tests and demos choose
- * success, failure and duration per run.
+ * dispatch time and variables in the workload's env (SIM_START_DELAY_MS, SIM_DURATION_MS, SIM_EXIT_CODE,
+ * SIM_LOG_LINES: lines spread evenly over the run), so it is deterministic, survives a worker restart,
+ * and lets tests and demos choose success, failure, duration and output per run.
  */
 export class SimulatorProvider implements RunProvider {
   readonly name = 'simulator';
@@ -28,13 +28,35 @@ export class SimulatorProvider implements RunProvider {
     return Promise.resolve();
   }
 
+  logs(run: RunView, fromIndex: number): Promise<LogLine[]> {
+    const { startDelayMs, durationMs, lines } = this.settingsOf(run);
+    if (!run.dispatchedAt || lines === 0) {
+      return Promise.resolve([]);
+    }
+    const elapsed = this.clock() - Date.parse(run.dispatchedAt) - startDelayMs;
+    const due = Math.min(lines, Math.floor((Math.max(0, elapsed) * (lines + 1)) / Math.max(1, durationMs)));
+    const out: LogLine[] = [];
+    for (let i = fromIndex; i < due; i++) {
+      out.push({ stream: i % 10 === 9 ? 'stderr' : 'stdout', line: `simulated output line ${i + 1} of ${lines}` });
+    }
+    return Promise.resolve(out);
+  }
+
+  private settingsOf(run: RunView): { startDelayMs: number; durationMs: number; exitCode: number; lines: number } {
+    const env = run.workload.env ?? {};
+    return {
+      startDelayMs: numberOr(env['SIM_START_DELAY_MS'], SIMULATOR_DEFAULTS.startDelayMs),
+      durationMs: numberOr(env['SIM_DURATION_MS'], SIMULATOR_DEFAULTS.durationMs),
+      exitCode: numberOr(env['SIM_EXIT_CODE'], SIMULATOR_DEFAULTS.exitCode),
+      lines: numberOr(env['SIM_LOG_LINES'], SIMULATOR_DEFAULTS.logLines),
+    };
+  }
+
   private phaseOf(run: RunView): Observation {
     if (!run.dispatchedAt) {
       return { phase: 'pending' };
     }
-    const env = run.workload.env ?? {};
-    const startDelayMs = numberOr(env['SIM_START_DELAY_MS'], SIMULATOR_DEFAULTS.startDelayMs);
-    const durationMs = numberOr(env['SIM_DURATION_MS'], SIMULATOR_DEFAULTS.durationMs);
+    const { startDelayMs, durationMs, exitCode } = this.settingsOf(run);
     const elapsed = this.clock() - Date.parse(run.dispatchedAt);
     if (elapsed < startDelayMs) {
       return { phase: 'pending' };
@@ -42,7 +64,7 @@ export class SimulatorProvider implements RunProvider {
     if (elapsed < startDelayMs + durationMs) {
       return { phase: 'running' };
     }
-    return { phase: 'exited', exitCode: numberOr(env['SIM_EXIT_CODE'], SIMULATOR_DEFAULTS.exitCode) };
+    return { phase: 'exited', exitCode };
   }
 }
 

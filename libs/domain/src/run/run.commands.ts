@@ -1,4 +1,4 @@
-import type { Failure, Placement, RunEvent, Workload } from './run.events';
+import { LOG_LIMITS, type Failure, type Placement, type RunEvent, type Workload } from './run.events';
 import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
 
 /**
@@ -18,6 +18,13 @@ export type RunCommand =
     }
   | { readonly type: 'DispatchRun'; readonly placement: Placement; readonly now: string }
   | { readonly type: 'MarkRunStarted'; readonly now: string }
+  | {
+      readonly type: 'RecordLogs';
+      /** Lines numbered from `fromIndex`; those the run already has are skipped, so a re-send is safe. */
+      readonly fromIndex: number;
+      readonly lines: readonly { readonly stream: 'stdout' | 'stderr'; readonly line: string }[];
+      readonly now: string;
+    }
   | { readonly type: 'CompleteRun'; readonly exitCode: number; readonly now: string }
   | { readonly type: 'FailRun'; readonly failure: Failure; readonly now: string }
   | { readonly type: 'CancelRun'; readonly requestedBy: string; readonly now: string }
@@ -55,6 +62,8 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
         : [];
     case 'MarkRunStarted':
       return state.state === 'starting' ? [{ type: 'run.started', data: { at: command.now } }] : [];
+    case 'RecordLogs':
+      return logEvents(state.logLines, command);
     case 'CompleteRun':
       return completionEvents(state.state, command.exitCode, command.now, state.cancellation?.requestedBy);
     case 'FailRun':
@@ -101,6 +110,16 @@ function completionEvents(
       },
     },
   ];
+}
+
+function logEvents(recorded: number, command: Extract<RunCommand, { type: 'RecordLogs' }>): RunEvent[] {
+  return command.lines
+    .map((entry, offset) => ({ ...entry, index: command.fromIndex + offset }))
+    .filter((entry) => entry.index >= recorded && entry.index < LOG_LIMITS.maxLinesPerRun)
+    .map((entry) => ({
+      type: 'run.log' as const,
+      data: { index: entry.index, stream: entry.stream, line: entry.line.slice(0, LOG_LIMITS.maxLineLength), at: command.now },
+    }));
 }
 
 function canceled(requestedBy: string | undefined, now: string): RunEvent {

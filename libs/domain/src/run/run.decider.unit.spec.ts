@@ -1,5 +1,5 @@
 import { given } from './decider.testing';
-import { RunNotFoundError, type RunCommand } from './run.commands';
+import { decide, RunNotFoundError, type RunCommand } from './run.commands';
 import type { Placement, RunEvent } from './run.events';
 import { fold } from './run.state';
 
@@ -102,6 +102,32 @@ describe('run decider', () => {
     it('changes nothing for a finished run', () =>
       given([created, dispatched, started, succeeded]).when(cancel).then([]));
     it('refuses a run that does not exist', () => given([]).when(cancel).thenThrows(RunNotFoundError));
+  });
+
+  describe('RecordLogs', () => {
+    const logs = (fromIndex: number, ...lines: string[]): RunCommand => ({
+      type: 'RecordLogs',
+      fromIndex,
+      lines: lines.map((line) => ({ stream: 'stdout' as const, line })),
+      now: T2,
+    });
+    const log = (index: number, line: string): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line, at: T2 } });
+    it('records new lines in order', () =>
+      given([created, dispatched, started]).when(logs(0, 'a', 'b')).then([log(0, 'a'), log(1, 'b')]));
+    it('skips the lines the run already has (a re-sent batch)', () =>
+      given([created, dispatched, started, log(0, 'a')]).when(logs(0, 'a', 'b')).then([log(1, 'b')]));
+    it('decides nothing once the run is finished', () =>
+      given([created, dispatched, started, succeeded]).when(logs(0, 'a')).then([]));
+    it('keeps at most the line limit per run, each line at most the length limit', () => {
+      const many = Array.from({ length: 1005 }, (_, i) => `line ${i}`);
+      const decided = decide(logs(0, ...many), fold([created, dispatched, started]));
+      expect(decided).toHaveLength(1000);
+      const long = decide(logs(0, 'x'.repeat(10_000)), fold([created, dispatched, started]));
+      expect((long[0]?.data as { line: string }).line).toHaveLength(4096);
+    });
+    it('counts the lines in the state', () => {
+      expect(fold([created, dispatched, started, log(0, 'a'), log(1, 'b')])?.logLines).toBe(2);
+    });
   });
 
   describe('ConfirmRunCanceled', () => {

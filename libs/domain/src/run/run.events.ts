@@ -18,6 +18,9 @@ export interface Placement {
   readonly candidates: readonly { provider: string; region: string }[];
 }
 
+/** Log lines kept as events per run, and the longest line: a chatty workload cannot flood the stream. */
+export const LOG_LIMITS = { maxLinesPerRun: 1000, maxLineLength: 4096 } as const;
+
 export interface Failure {
   readonly code: FailureCode;
   readonly message: string;
@@ -41,6 +44,10 @@ export type RunEvent =
     }
   | { readonly type: 'run.dispatched'; readonly data: { readonly placement: Placement; readonly at: string } }
   | { readonly type: 'run.started'; readonly data: { readonly at: string } }
+  | {
+      readonly type: 'run.log';
+      readonly data: { readonly index: number; readonly stream: 'stdout' | 'stderr'; readonly line: string; readonly at: string };
+    }
   | { readonly type: 'run.succeeded'; readonly data: { readonly exitCode: 0; readonly at: string } }
   | {
       readonly type: 'run.failed';
@@ -55,6 +62,7 @@ export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   'run.created',
   'run.dispatched',
   'run.started',
+  'run.log',
   'run.succeeded',
   'run.failed',
   'run.cancel_requested',

@@ -33,6 +33,8 @@ export interface RunState {
   readonly exitCode: number | null;
   readonly failure: Failure | null;
   readonly cancellation: { readonly requestedBy: string; readonly requestedAt: string } | null;
+  /** How many log lines the run has recorded (the lines themselves are on the event stream). */
+  readonly logLines: number;
 }
 
 /** `null` is the state of a run that has no events yet. */
@@ -60,6 +62,7 @@ export function evolve(current: MaybeRunState, event: RunEvent): MaybeRunState {
       exitCode: null,
       failure: null,
       cancellation: null,
+      logLines: 0,
     };
   }
   // Events for a run that was never created carry nothing to fold into.
@@ -71,6 +74,8 @@ export function evolve(current: MaybeRunState, event: RunEvent): MaybeRunState {
       return { ...current, state: 'starting', placement: event.data.placement, dispatchedAt: event.data.at };
     case 'run.started':
       return { ...current, state: 'running', startedAt: event.data.at };
+    case 'run.log':
+      return { ...current, logLines: Math.max(current.logLines, event.data.index + 1) };
     case 'run.succeeded':
       return { ...current, state: 'succeeded', exitCode: 0, finishedAt: event.data.at };
     case 'run.failed':

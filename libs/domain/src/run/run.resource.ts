@@ -1,4 +1,4 @@
-import type { RunView } from '@wrs/domain';
+import type { RunView } from './run.view';
 
 /** A Run as the contract's `Run` schema describes it. */
 export function toRunResource(run: RunView): Record<string, unknown> {
@@ -19,6 +19,7 @@ export function toRunResource(run: RunView): Record<string, unknown> {
     exitCode: run.exitCode,
     failure: run.failure,
     cancellation: run.cancellation,
+    logLines: run.logLines,
     version: run.version,
   };
 }
