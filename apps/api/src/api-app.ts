@@ -35,5 +35,9 @@ export async function createApiApp(options: ApiModuleOptions, allowedOrigins: re
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(new BodyValidationPipe());
   answerClientErrorsWithProblems(app.getHttpServer());
+  const server = app.getHttpServer() as import('node:http').Server;
+  // A request (headers and body) must arrive within these times: slow-loris clients do not hold sockets.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   return app;
 }

@@ -2,7 +2,8 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createAuthSetup } from '@wrs/auth';
 import type { ApiEnv } from '@wrs/config';
 import { readPublicKeks } from '@wrs/credentials';
-import { connectNats, connectRedis, ensureStreams, RunCommandBus, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { defaultWorkspaceLimits, EffectiveLimits, serviceLimits } from '@wrs/limits';
+import { connectNats, connectRedis, ensureStreams, RateLimiter, RunCommandBus, StreamNames, TokenRevocations } from '@wrs/messaging';
 import { openDatabase, ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import type { ApiModuleOptions } from './api.module';
 import { buildInfo } from './meta/build-info';
@@ -35,11 +36,15 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
   const revocations = new TokenRevocations(js, jsm, names);
   await revocations.start();
   const auth = await createAuthSetup(config, redis, revocations);
+  const workspaces = new Workspaces(db);
   return {
     module: {
       commands: new RunCommandBus(js, jsm, names),
       queries: new RunQueries(db),
-      workspaces: new Workspaces(db),
+      workspaces,
+      limits: new EffectiveLimits(workspaces, defaultWorkspaceLimits(config)),
+      serviceLimits: serviceLimits(config),
+      rateLimiter: new RateLimiter(redis, config.NAMESPACE),
       credentials: new ProviderCredentials(db),
       authenticator: auth.authenticator,
       sessions: auth.sessions,

@@ -3,7 +3,8 @@ import { APP_GUARD } from '@nestjs/core';
 import { AUTHENTICATOR, AuthGuard, CredentialFingerprintIndex, SessionStore, type Authenticator } from '@wrs/auth';
 import type { PublicKek } from '@wrs/credentials';
 import type { ProviderOffer } from '@wrs/domain';
-import { RunCommandBus } from '@wrs/messaging';
+import { EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
+import { RateLimiter, RunCommandBus } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controller';
 import { CREDENTIALS_OPTIONS, ProviderCredentialsController } from './provider-credentials/provider-credentials.controller';
@@ -13,12 +14,15 @@ import { IdempotencyCache } from './runs/idempotency-cache';
 import { RunsController } from './runs/runs.controller';
 import { PROVIDER_OFFERS, RunsService } from './runs/runs.service';
 import { SESSION_TTL, SessionsController } from './sessions/sessions.controller';
-import { WorkspacesController } from './workspaces/workspaces.controller';
+import { SERVICE_LIMITS, WorkspacesController } from './workspaces/workspaces.controller';
 
 export interface ApiModuleOptions {
   readonly commands: RunCommandBus;
   readonly queries: RunQueries;
   readonly workspaces: Workspaces;
+  readonly limits: EffectiveLimits;
+  readonly serviceLimits: Record<string, number>;
+  readonly rateLimiter: RateLimiter;
   readonly credentials: ProviderCredentials;
   readonly authenticator: Authenticator;
   readonly sessions: SessionStore;
@@ -52,10 +56,27 @@ export class ApiModule {
         { provide: BUILD_INFO, useValue: options.build },
         { provide: IdempotencyCache, useValue: options.cache },
         { provide: Failpoint, useValue: options.failpoint },
+        { provide: EffectiveLimits, useValue: options.limits },
+        { provide: SERVICE_LIMITS, useValue: options.serviceLimits },
+        { provide: RateLimiter, useValue: options.rateLimiter },
+        { provide: RATE_LIMIT_FAILURES, useValue: rateLimitFailOpenWarning('api') },
+        // Guards run in this order: who is calling, then how fast.
         { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
         RunsService,
         ProviderCredentialsService,
       ],
     };
   }
+}
+
+/** Rate limiting failed open (Redis unreachable): say so, at most once a minute. */
+export function rateLimitFailOpenWarning(service: string): () => void {
+  let last = 0;
+  return () => {
+    if (Date.now() - last > 60_000) {
+      last = Date.now();
+      console.error(JSON.stringify({ level: 'warn', service, msg: 'rate limiting is failing open: Redis unreachable' }));
+    }
+  };
 }

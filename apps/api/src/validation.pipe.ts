@@ -23,10 +23,20 @@ export class BodyValidationPipe implements PipeTransform {
   }
 }
 
-function flatten(errors: ValidationError[], prefix = ''): { field: string; message: string }[] {
+interface FieldError {
+  field: string;
+  message: string;
+  /** The bound that was crossed, when the rule has one (a length, a count, a range end). */
+  limit?: number;
+}
+
+function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
   return errors.flatMap((e) => {
     const field = prefix ? `${prefix}.${e.property}` : e.property;
-    const own = Object.values(e.constraints ?? {}).map((message) => ({ field, message }));
+    const own = Object.entries(e.constraints ?? {}).map(([rule, message]) => {
+      const limit = (e.contexts?.[rule] as { limit?: number } | undefined)?.limit;
+      return limit === undefined ? { field, message } : { field, message, limit };
+    });
     return [...own, ...flatten(e.children ?? [], field)];
   });
 }

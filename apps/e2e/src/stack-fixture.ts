@@ -42,7 +42,13 @@ export async function startStack(
     publicKeyFile,
     credentialKeys: ensureDevCredentialKeys(mkdtempSync(join(tmpdir(), 'wrs-kek-'))),
     gatewayPort: await freePort(),
-    extraEnv: { RECONCILE_INTERVAL_MS: '50', ...extraEnv },
+    // Tests poll freely; the limits suite sets its own low limits.
+    extraEnv: {
+      RECONCILE_INTERVAL_MS: '50',
+      LIMIT_REQUESTS_PER_MINUTE: '100000',
+      LIMIT_TOKEN_REQUESTS_PER_MINUTE: '100000',
+      ...extraEnv,
+    },
     replicas,
     onOutput: (service, line) => logs.push(`[${service}] ${line}`),
   });

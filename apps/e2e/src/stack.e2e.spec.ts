@@ -118,6 +118,13 @@ describe('the whole stack over HTTP, through the gateway', () => {
     expect(final).toMatchObject({ state: 'failed', exitCode: 3, failure: { code: 'workload_exit_nonzero' } });
   });
 
+  it('fails a run that outlives its timeout as timed_out', async () => {
+    const run = await createRun({ workload: { image: 'busybox', timeoutSeconds: 1, env: { SIM_DURATION_MS: '600000' } }, provider: 'auto', region: 'auto' });
+    const events = await followToEnd(run.id);
+    expect(events.at(-1)?.event).toBe('run.failed');
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ data: { failure: { code: 'timed_out' }, exitCode: null } });
+  });
+
   it('cancels a running run; cancelling again changes nothing', async () => {
     const run = await createRun({ workload: workload({ SIM_DURATION_MS: '600000' }), provider: 'auto', region: 'auto' });
     await eventually(async () => ((await getRun(run.id)).state === 'running' ? true : undefined), 10_000, 'running');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
+import { answerClientErrorsWithProblems } from '@wrs/problem';
 import { upstreamFor, type Upstream } from './route';
 
 export interface GatewayOptions {
@@ -15,13 +16,15 @@ export interface GatewayOptions {
  */
 export function createGateway(options: GatewayOptions): Server {
   const next: Record<Upstream, number> = { api: 0, relay: 0 };
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const kind = upstreamFor(req.url ?? '/');
     const replicas = options.upstreams[kind];
     const start = next[kind]++ % replicas.length;
     const order = replicas.map((_, i) => replicas[(start + i) % replicas.length] as URL);
     proxy(req, res, order, order, Date.now() + RESTART_GRACE_MS);
   });
+  answerClientErrorsWithProblems(server);
+  return server;
 }
 
 /**

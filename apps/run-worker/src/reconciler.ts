@@ -110,6 +110,15 @@ export class Reconciler {
       });
       return;
     }
+    if (this.timedOut(run)) {
+      await provider.cancel(run);
+      await this.execute(run, {
+        type: 'FailRun',
+        failure: { code: 'timed_out', message: `the workload ran longer than ${timeoutOf(run)} s` },
+        now: this.now(),
+      });
+      return;
+    }
     const observation = await provider.observe(run);
     switch (observation.phase) {
       case 'pending':
@@ -132,6 +141,10 @@ export class Reconciler {
         });
         return;
     }
+  }
+
+  private timedOut(run: RunView): boolean {
+    return run.state === 'running' && run.startedAt !== null && this.clock().getTime() - Date.parse(run.startedAt) > timeoutOf(run) * 1000;
   }
 
   private async recordLogs(run: RunView, provider: RunProvider): Promise<void> {
@@ -160,3 +173,10 @@ export class Reconciler {
     return this.clock().toISOString();
   }
 }
+
+/** The workload's own time limit, or the longest a run may take. */
+export function timeoutOf(run: RunView): number {
+  return run.workload.timeoutSeconds ?? MAX_RUN_SECONDS;
+}
+
+const MAX_RUN_SECONDS = 86_400;

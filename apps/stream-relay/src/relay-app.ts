@@ -30,5 +30,9 @@ export async function createRelayApp(
   app.setGlobalPrefix('api/v1');
   app.useGlobalFilters(new ProblemFilter());
   answerClientErrorsWithProblems(app.getHttpServer());
+  const server = app.getHttpServer() as import('node:http').Server;
+  // Streams are long; only the request itself must arrive quickly.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 0;
   return app;
 }

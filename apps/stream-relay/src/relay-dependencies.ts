@@ -1,8 +1,9 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createAuthSetup } from '@wrs/auth';
 import type { RelayEnv } from '@wrs/config';
-import { connectNats, connectRedis, ensureStreams, RunEventFeed, StreamLeases, StreamNames, TokenRevocations } from '@wrs/messaging';
-import { openDatabase, RunQueries } from '@wrs/persistence';
+import { defaultWorkspaceLimits, EffectiveLimits } from '@wrs/limits';
+import { connectNats, connectRedis, ensureStreams, RateLimiter, RunEventFeed, StreamLeases, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { openDatabase, RunQueries, Workspaces } from '@wrs/persistence';
 import type { RelayModuleOptions } from './relay.module';
 
 export interface RelayDependencies {
@@ -21,7 +22,7 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
   const redis = await connectRedis(config.REDIS_URL, (error) =>
     console.error(JSON.stringify({ level: 'warn', service: 'stream-relay', msg: 'Redis unreachable at start', error: String(error) })),
   );
-  // Postgres only for the `reset` event's current state: a small pool.
+  // Postgres for the `reset` event's current state and the workspace's limits: a small pool.
   const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: 4 });
   const revocations = new TokenRevocations(js, jsm, names);
   await revocations.start();
@@ -30,6 +31,8 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
     module: {
       feed: new RunEventFeed(js, jsm, names),
       queries: new RunQueries(db),
+      limits: new EffectiveLimits(new Workspaces(db), defaultWorkspaceLimits(config)),
+      rateLimiter: new RateLimiter(redis, config.NAMESPACE),
       leases: new StreamLeases(redis, config.NAMESPACE, config.SSE_HEARTBEAT_MS * 3),
       authenticator: auth.authenticator,
       relay: {
@@ -38,7 +41,6 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
         maxDurationMs: config.SSE_MAX_DURATION_SECONDS * 1000,
         maxBufferedBytes: config.SSE_MAX_BUFFERED_BYTES,
         drainTimeoutMs: config.SSE_DRAIN_TIMEOUT_MS,
-        maxStreamsPerWorkspace: config.SSE_MAX_STREAMS_PER_WORKSPACE,
       },
     },
     allowedOrigins: auth.allowedOrigins,

@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common'
 import { authOf } from '@wrs/auth';
 import { isTerminalEventType, toRunResource, type RunView } from '@wrs/domain';
 import { RunEventFeed, StreamLeases, type FeedEvent, type StreamLease } from '@wrs/messaging';
+import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
@@ -17,7 +18,6 @@ export interface RelayOptions {
   readonly maxDurationMs: number;
   readonly maxBufferedBytes: number;
   readonly drainTimeoutMs: number;
-  readonly maxStreamsPerWorkspace: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -28,6 +28,7 @@ export class RunEventsController {
     private readonly feed: RunEventFeed,
     private readonly queries: RunQueries,
     private readonly leases: StreamLeases,
+    private readonly limits: EffectiveLimits,
     @Inject(RELAY_OPTIONS) private readonly options: RelayOptions,
   ) {}
 
@@ -53,12 +54,10 @@ export class RunEventsController {
       res.status(204).end();
       return;
     }
-    const lease = await this.leases.acquire(workspaceId, this.options.maxStreamsPerWorkspace);
+    const { maxEventStreams } = await this.limits.for(workspaceId);
+    const lease = await this.leases.acquire(workspaceId, maxEventStreams);
     if (!lease.granted) {
-      throw new ProblemError('too_many_streams', {
-        headers: { 'Retry-After': '5' },
-        params: { limit: this.options.maxStreamsPerWorkspace },
-      });
+      throw new ProblemError('too_many_streams', { headers: { 'Retry-After': '5' }, params: { limit: maxEventStreams } });
     }
     try {
       await this.pipe(res, workspaceId, runId, after, last, lease.lease);

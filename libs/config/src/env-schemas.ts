@@ -83,33 +83,23 @@ export class HttpServiceEnv extends CommonEnv {
   @IsOptional()
   @IsString()
   BUILD_COMMIT?: string;
-}
 
-export class ApiEnv extends HttpServiceEnv {
-  /** Public key-encryption keys for provider credentials, `id:file.pem,...`, the current one first. */
-  @IsOptional()
-  @IsString()
-  CREDENTIALS_KEK_PUBLIC_KEYS?: string;
-
-  /** How long a browser session lasts. */
+  /** Default limits of a workspace (a workspace's record may override them). */
   @Transform(toInt)
   @IsInt()
-  @Min(60)
-  @Max(7 * 24 * 3600)
-  SESSION_TTL_SECONDS = 3600;
+  @Min(1)
+  LIMIT_REQUESTS_PER_MINUTE = 600;
 
-  /** Fault injection for tests: the name of a crash site (see failpoint.ts). Never set in production. */
-  @IsOptional()
-  @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
-  FAILPOINT?: string;
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LIMIT_TOKEN_REQUESTS_PER_MINUTE = 300;
 
-  /** JSON list of provider offers: [{"provider":"simulator","regions":["local-1"],"priority":0}]. */
-  @IsOptional()
-  @IsString()
-  PROVIDERS_JSON?: string;
-}
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LIMIT_ACTIVE_RUNS = 100;
 
-export class RelayEnv extends HttpServiceEnv {
   @Transform(toInt)
   @IsInt()
   @Min(1000)
@@ -143,6 +133,32 @@ export class RelayEnv extends HttpServiceEnv {
   @Max(100000)
   SSE_MAX_STREAMS_PER_WORKSPACE = 100;
 }
+
+export class ApiEnv extends HttpServiceEnv {
+  /** Public key-encryption keys for provider credentials, `id:file.pem,...`, the current one first. */
+  @IsOptional()
+  @IsString()
+  CREDENTIALS_KEK_PUBLIC_KEYS?: string;
+
+  /** How long a browser session lasts. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(7 * 24 * 3600)
+  SESSION_TTL_SECONDS = 3600;
+
+  /** Fault injection for tests: the name of a crash site (see failpoint.ts). Never set in production. */
+  @IsOptional()
+  @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
+  FAILPOINT?: string;
+
+  /** JSON list of provider offers: [{"provider":"simulator","regions":["local-1"],"priority":0}]. */
+  @IsOptional()
+  @IsString()
+  PROVIDERS_JSON?: string;
+}
+
+export class RelayEnv extends HttpServiceEnv {}
 
 export class WorkerEnv extends CommonEnv {
   /** Private key-encryption keys, `id:file.pem,...`: the only place provider credentials can be opened. */

@@ -11,3 +11,4 @@ export * from './run-event-feed';
 export * from './token-revocations';
 export * from './redis-connection';
 export * from './stream-leases';
+export * from './rate-limiter';

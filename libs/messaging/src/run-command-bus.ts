@@ -36,6 +36,14 @@ export class RunCommandBus {
     throw new Error('idempotency claim did not settle');
   }
 
+  /** The claim of a key, if one is held (without claiming it). */
+  async findClaim(workspaceId: string, keyHash: string): Promise<IdempotencyClaim | null> {
+    const existing = await this.jsm.streams.getMessage(this.names.commandsStream, {
+      last_by_subj: this.names.idempotencyClaim(workspaceId, keyHash),
+    });
+    return existing ? existing.json<IdempotencyClaim>() : null;
+  }
+
   /** Publishes the create command once; a retry for the same run finds it there and is a no-op. */
   async publishCreate(command: CreateRunCommandMessage): Promise<void> {
     await this.publishFirst(this.names.createCommand(command.workspaceId, command.runId), command);

@@ -5,6 +5,7 @@ import { RunEntity } from './entities/run.entity';
 import { WorkspaceEntity } from './entities/workspace.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
 import { ProviderCredentials1763700000001 } from './migrations/1763700000001-provider-credentials';
+import { ActiveRunsIndex1763700000002 } from './migrations/1763700000002-active-runs-index';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -27,7 +28,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     url: options.url,
     schema: options.schema,
     entities: [WorkspaceEntity, RunEntity, RunEventEntity],
-    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001],
+    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001, ActiveRunsIndex1763700000002],
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.
     synchronize: false,

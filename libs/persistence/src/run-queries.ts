@@ -11,6 +11,11 @@ export class RunQueries {
     return row ? toRunView(row.body, row.version) : null;
   }
 
+  /** How many of the workspace's runs are not finished: what the active-runs quota counts. */
+  async countActive(workspaceId: string): Promise<number> {
+    return this.db.getRepository(RunEntity).countBy({ workspaceId, terminal: false });
+  }
+
   /** Runs not yet in a terminal state, least recently changed first: what the reconciler drives. */
   async active(limit: number): Promise<RunView[]> {
     const rows = await this.db

@@ -15,6 +15,16 @@ export class Workspaces {
     return row ? { id: row.id, name: row.name, createdAt: row.createdAt.toISOString() } : null;
   }
 
+  /** The workspace's own limit overrides (a JSON object), or null when it does not exist. */
+  async limitsOf(id: string): Promise<Record<string, unknown> | null> {
+    const rows: { limits: Record<string, unknown> }[] = await this.db.query('SELECT limits FROM workspaces WHERE id = $1', [id]);
+    return rows[0]?.limits ?? null;
+  }
+
+  async setLimits(id: string, limits: Record<string, number>): Promise<void> {
+    await this.db.query('UPDATE workspaces SET limits = $2 WHERE id = $1', [id, JSON.stringify(limits)]);
+  }
+
   /** Creates the workspace if it does not exist; returns it either way. */
   async ensure(id: string, name: string): Promise<WorkspaceRecord> {
     await this.db.query(

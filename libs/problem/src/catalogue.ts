@@ -83,6 +83,16 @@ export const PROBLEMS = {
     retryable: false,
     title: 'The request line or headers are too large.',
   },
+  rate_limited: {
+    status: 429,
+    retryable: true,
+    title: 'Too many requests; slow down and retry after the time given.',
+  },
+  active_runs_quota_exceeded: {
+    status: 429,
+    retryable: true,
+    title: 'The workspace has as many unfinished runs as it may; retry when some have finished.',
+  },
   too_many_streams: {
     status: 429,
     retryable: true,

@@ -7,6 +7,8 @@ const DEPENDENCY_ERROR_NAMES = new Set([
   'CannotExecuteNotConnectedError',
   'ConnectionIsNotSetError',
   'DatabaseUnavailableError',
+  // ours: a store or key source we depend on did not answer
+  'DependencyError',
   // nats.js
   'ClosedConnectionError',
   'TimeoutError',

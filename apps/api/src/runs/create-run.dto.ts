@@ -27,7 +27,11 @@ function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
       name: 'isEnvMap',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: 'env must map variable names to string values (at most 64 entries)', ...options },
+      options: {
+        message: 'env must map variable names (at most 128 characters) to strings (at most 4096), at most 64 entries',
+        context: { limit: 64 },
+        ...options,
+      },
       validator: {
         validate: (value: unknown) =>
           typeof value === 'object' &&
@@ -43,23 +47,23 @@ function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
 
 export class WorkloadDto {
   @IsString()
-  @MinLength(1)
-  @MaxLength(512)
+  @MinLength(1, { context: { limit: 1 } })
+  @MaxLength(512, { context: { limit: 512 } })
   @Matches(IMAGE_REFERENCE, { message: 'image must be a container image reference' })
   image!: string;
 
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(64)
+  @ArrayMaxSize(64, { context: { limit: 64 } })
   @IsString({ each: true })
-  @MaxLength(4096, { each: true })
+  @MaxLength(4096, { each: true, context: { limit: 4096 } })
   command?: string[];
 
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(256)
+  @ArrayMaxSize(256, { context: { limit: 256 } })
   @IsString({ each: true })
-  @MaxLength(4096, { each: true })
+  @MaxLength(4096, { each: true, context: { limit: 4096 } })
   args?: string[];
 
   @IsOptional()
@@ -68,8 +72,8 @@ export class WorkloadDto {
 
   @IsOptional()
   @IsInt()
-  @Min(1)
-  @Max(86400)
+  @Min(1, { context: { limit: 1 } })
+  @Max(86400, { context: { limit: 86400 } })
   timeoutSeconds?: number;
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { checkRequestedPlacement, evolve, toRunView, type ProviderOffer, type RunView } from '@wrs/domain';
 import { RunCommandBus, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
+import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { CreateRunDto } from './create-run.dto';
@@ -26,6 +27,7 @@ export class RunsService {
     private readonly queries: RunQueries,
     private readonly cache: IdempotencyCache,
     private readonly failpoint: Failpoint,
+    private readonly limits: EffectiveLimits,
     @Inject(PROVIDER_OFFERS) private readonly offers: readonly ProviderOffer[],
   ) {}
 
@@ -48,6 +50,7 @@ export class RunsService {
     if (cached) {
       return this.replay(cached, fingerprint, workspaceId, idempotencyKey, canonical, requestId);
     }
+    await this.checkActiveRunsQuota(workspaceId, keyHash, fingerprint);
     const lock = await this.cache.lock(workspaceId, keyHash);
     if (lock === 'held-by-another') {
       throw new ProblemError('idempotency_in_flight', { headers: { 'Retry-After': '1' } });
@@ -71,6 +74,26 @@ export class RunsService {
         await this.cache.unlock(workspaceId, keyHash);
       }
     }
+  }
+
+  /**
+   * A soft quota (concurrent creates may pass it by a few): a new run is refused while the workspace
+   * has as many unfinished runs as it may. A retry of a run already accepted is never refused by it.
+   */
+  private async checkActiveRunsQuota(workspaceId: string, keyHash: string, fingerprint: string): Promise<void> {
+    const { maxActiveRuns } = await this.limits.for(workspaceId);
+    const active = await this.queries.countActive(workspaceId);
+    if (active < maxActiveRuns) {
+      return;
+    }
+    const claim = await this.commands.findClaim(workspaceId, keyHash);
+    if (claim?.fingerprint === fingerprint) {
+      return;
+    }
+    throw new ProblemError('active_runs_quota_exceeded', {
+      headers: { 'Retry-After': '10' },
+      params: { limit: maxActiveRuns, active },
+    });
   }
 
   /**

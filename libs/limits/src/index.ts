@@ -1,0 +1,3 @@
+export * from './workspace-limits';
+export * from './rate-limit.guard';
+export * from './limits-from-config';

@@ -1,0 +1,54 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { IS_PUBLIC, authOf } from '@wrs/auth';
+import { RateLimiter, rateLimitHeaders } from '@wrs/messaging';
+import { ProblemError } from '@wrs/problem';
+import type { Request, Response } from 'express';
+import { EffectiveLimits } from './workspace-limits';
+
+export const RATE_LIMIT_FAILURES = Symbol('RATE_LIMIT_FAILURES');
+
+/**
+ * Per-workspace and per-token request rates, shared by every replica through Redis. Every limited
+ * answer says where the client stands (RateLimit-Policy, RateLimit); over the limit it is a 429 with
+ * Retry-After. If Redis is unreachable the request passes (fail open) and the miss is counted.
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limiter: RateLimiter,
+    private readonly limits: EffectiveLimits,
+    @Inject(RATE_LIMIT_FAILURES) private readonly onFailOpen: () => void,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) {
+      return true;
+    }
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    const principal = authOf(req);
+    const limits = await this.limits.for(principal.workspaceId);
+    const decision = await this.limiter.check([
+      { name: 'workspace', key: `ws:${principal.workspaceId}`, limit: limits.requestsPerMinute, windowSeconds: 60 },
+      { name: 'token', key: `tok:${principal.tokenId}`, limit: limits.tokenRequestsPerMinute, windowSeconds: 60 },
+    ]);
+    if (!decision) {
+      this.onFailOpen();
+      return true;
+    }
+    const headers = rateLimitHeaders(decision);
+    const res = http.getResponse<Response>();
+    for (const [name, value] of Object.entries(headers)) {
+      res.setHeader(name, value);
+    }
+    if (!decision.allowed) {
+      throw new ProblemError('rate_limited', {
+        headers: { ...headers, 'Retry-After': String(Math.max(1, decision.retryAfterSeconds)) },
+        params: { policies: decision.policies.map((p) => ({ name: p.name, limit: p.limit, windowSeconds: p.windowSeconds })) },
+      });
+    }
+    return true;
+  }
+}
