@@ -19,6 +19,8 @@ void runService('run-worker', async () => {
     offers,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,
+    containerEngineSocket: config.CONTAINER_ENGINE_SOCKET,
+    failpoint: config.FAILPOINT,
     privateKeks: config.CREDENTIALS_KEK_PRIVATE_KEYS
       ? readPrivateKeks('CREDENTIALS_KEK_PRIVATE_KEYS', config.CREDENTIALS_KEK_PRIVATE_KEYS)
       : new Map(),

@@ -1,7 +1,7 @@
 import { choosePlacement, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
 import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
-import type { RunProvider } from './providers/provider';
+import { ProviderError, type RunProvider } from './providers/provider';
 import type { ProviderRegistry } from './providers/provider-registry';
 import type { RunCommandHandler } from './run-command-handler';
 
@@ -30,6 +30,8 @@ export class Reconciler {
     private readonly vault: CredentialVault,
     private readonly options: ReconcilerOptions,
     private readonly clock: () => Date = () => new Date(),
+    /** Fault injection for crash tests (see FAILPOINT); a no-op unless armed. */
+    private readonly failpoint: (name: string) => void = () => undefined,
   ) {}
 
   start(): void {
@@ -96,7 +98,16 @@ export class Reconciler {
       });
       return;
     }
-    await provider.submit(run, placement, await this.vault.open(run.workspaceId, placement.provider, placement.region));
+    try {
+      await provider.submit(run, placement, await this.vault.open(run.workspaceId, placement.provider, placement.region));
+    } catch (error) {
+      if (error instanceof ProviderError) {
+        await this.execute(run, { type: 'FailRun', failure: { code: error.code, message: error.message }, now: this.now() });
+        return;
+      }
+      throw error;
+    }
+    this.failpoint('worker.after-submit');
     await this.execute(run, { type: 'DispatchRun', placement, now: this.now() });
   }
 
@@ -112,6 +123,7 @@ export class Reconciler {
     }
     if (this.timedOut(run)) {
       await provider.cancel(run);
+      await provider.release?.(run);
       await this.execute(run, {
         type: 'FailRun',
         failure: { code: 'timed_out', message: `the workload ran longer than ${timeoutOf(run)} s` },
@@ -132,11 +144,12 @@ export class Reconciler {
         // Every line the workload wrote is recorded before its end.
         await this.recordLogs(run, provider);
         await this.execute(run, { type: 'CompleteRun', exitCode: observation.exitCode, now: this.now() });
+        await provider.release?.(run);
         return;
       case 'lost':
         await this.execute(run, {
           type: 'FailRun',
-          failure: { code: 'provider_error', message: observation.reason },
+          failure: { code: 'provider_lost', message: observation.reason },
           now: this.now(),
         });
         return;
@@ -163,6 +176,7 @@ export class Reconciler {
     const provider = run.placement && this.providers.get(run.placement.provider);
     await provider?.cancel(run);
     await this.execute(run, { type: 'ConfirmRunCanceled', now: this.now() });
+    await provider?.release?.(run);
   }
 
   private async execute(run: RunView, command: RunCommand): Promise<void> {

@@ -8,6 +8,8 @@ import type { DataSource } from 'typeorm';
 import { CommandConsumer } from './command-consumer';
 import { CredentialVault } from './credential-vault';
 import { ProjectionConsumer } from './projection-consumer';
+import { ContainerProvider } from './providers/container.provider';
+import { EngineClient } from './providers/engine-client';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
 import { Reconciler } from './reconciler';
@@ -22,6 +24,9 @@ export interface RunWorkerOptions {
   readonly idempotencyRetentionMs: number;
   /** Private key-encryption keys by id: what opens stored provider credentials at dispatch. */
   readonly privateKeks: ReadonlyMap<string, KeyObject>;
+  readonly containerEngineSocket?: string | undefined;
+  /** Fault injection for crash tests: the process dies (SIGKILL) at this named site. */
+  readonly failpoint?: string | undefined;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -40,13 +45,22 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const reconciler = new Reconciler(
     new RunQueries(db),
     handler,
-    new ProviderRegistry([new SimulatorProvider()]),
+    new ProviderRegistry([
+      new SimulatorProvider(),
+      ...(options.containerEngineSocket ? [new ContainerProvider(new EngineClient(options.containerEngineSocket))] : []),
+    ]),
     offers,
     new CredentialVault(new ProviderCredentials(db), options.privateKeks),
     {
       intervalMs: options.reconcileIntervalMs,
       batchSize: 500,
       onError: (error, run) => log('warn', 'reconcile failed', { runId: run.runId, error: String(error) }),
+    },
+    () => new Date(),
+    (name) => {
+      if (options.failpoint === name) {
+        process.kill(process.pid, 'SIGKILL');
+      }
     },
   );
   const commands = new CommandConsumer(handler);

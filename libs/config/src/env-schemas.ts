@@ -161,6 +161,16 @@ export class ApiEnv extends HttpServiceEnv {
 export class RelayEnv extends HttpServiceEnv {}
 
 export class WorkerEnv extends CommonEnv {
+  /** The Docker Engine API socket (Docker or Podman) of the `container` provider; unset: no such provider. */
+  @IsOptional()
+  @IsString()
+  CONTAINER_ENGINE_SOCKET?: string;
+
+  /** Fault injection for tests: the name of a crash site. Never set in production. */
+  @IsOptional()
+  @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
+  FAILPOINT?: string;
+
   /** Private key-encryption keys, `id:file.pem,...`: the only place provider credentials can be opened. */
   @IsOptional()
   @IsString()

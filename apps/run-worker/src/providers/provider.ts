@@ -5,6 +5,17 @@ export interface LogLine {
   readonly line: string;
 }
 
+/** A provider's typed refusal: the run fails with this code (and `auto` may try the next candidate). */
+export class ProviderError extends Error {
+  constructor(
+    readonly code: 'image_not_found' | 'provider_error' | 'no_capacity',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
 export type Observation =
   | { readonly phase: 'pending' }
   | { readonly phase: 'running' }
@@ -25,4 +36,6 @@ export interface RunProvider {
   /** Log lines from `fromIndex` on (numbered from 0 over stdout and stderr together). */
   logs(run: RunView, fromIndex: number): Promise<LogLine[]>;
   cancel(run: RunView): Promise<void>;
+  /** Frees what the run held once it is over (a container, a Job); optional. */
+  release?(run: RunView): Promise<void>;
 }

@@ -26,7 +26,7 @@ export interface Failure {
   readonly message: string;
 }
 
-export const FAILURE_CODES = ['workload_exit_nonzero', 'provider_error', 'no_capacity', 'timed_out'] as const;
+export const FAILURE_CODES = ['workload_exit_nonzero', 'image_not_found', 'provider_error', 'provider_lost', 'no_capacity', 'timed_out'] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
 export type RunEvent =
