@@ -111,7 +111,7 @@ describe('the container provider: real containers through the Docker Engine API 
     try {
       const t = crashing.token('ws-crash');
       const id = await run('sleep 3; echo done', {}, IMAGE, crashing, t);
-      await eventually(async () => (crashing.stack.processes.get('run-worker')?.signalCode === 'SIGKILL' ? true : undefined), 20_000, 'the worker to die');
+      await eventually(() => Promise.resolve(crashing.stack.processes.get('run-worker')?.signalCode === 'SIGKILL' ? true : undefined), 20_000, 'the worker to die');
       expect(await containersOf(id)).toHaveLength(1);
       await crashing.stack.restart('run-worker', { FAILPOINT: '' });
       const events = await follow(id, crashing, t);

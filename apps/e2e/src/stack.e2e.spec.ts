@@ -125,6 +125,47 @@ describe('the whole stack over HTTP, through the gateway', () => {
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ data: { failure: { code: 'timed_out' }, exitCode: null } });
   });
 
+  it('auto fails over from a full provider to the next, and the placement says why', async () => {
+    const offers = [
+      { provider: 'small', kind: 'simulator', regions: ['r1'], priority: 0, capacity: 1 },
+      { provider: 'big', kind: 'simulator', regions: ['r2'], priority: 1 },
+    ];
+    const g = await startStack(['ws-place'], { PROVIDERS_JSON: JSON.stringify(offers) });
+    try {
+      const t = g.token('ws-place');
+      const create = async (): Promise<Run> => {
+        const res = await g.client.call('POST /runs', '/runs', {
+          token: t,
+          headers: { 'idempotency-key': randomUUID() },
+          body: { workload: { image: 'busybox', env: { SIM_DURATION_MS: '600000' } }, provider: 'auto', region: 'auto' },
+        });
+        return res.body as Run;
+      };
+      const placed = async (id: string) =>
+        eventually(async () => {
+          const r = (await g.client.call('GET /runs/{runId}', `/runs/${id}`, { token: t })).body as Run & { placement: unknown };
+          return r.placement ? r.placement : undefined;
+        });
+      const first = await create();
+      expect(await placed(first.id)).toMatchObject({ provider: 'small', region: 'r1' });
+      const second = await create();
+      const placement = await placed(second.id);
+      expect(placement).toMatchObject({
+        provider: 'big',
+        region: 'r2',
+        candidates: [{ provider: 'small', region: 'r1' }, { provider: 'big', region: 'r2' }],
+        failovers: [{ provider: 'small', region: 'r1', code: 'no_capacity' }],
+      });
+      const events = await readSse(`${g.stack.baseUrl}/runs/${second.id}/events`, { authorization: `Bearer ${t}` }, {
+        until: (e) => e.some((x) => x.event === 'run.dispatched'),
+      });
+      const dispatched = events.events.find((e) => e.event === 'run.dispatched')!;
+      expect(JSON.parse(dispatched.data)).toMatchObject({ data: { placement: { failovers: [{ code: 'no_capacity' }] } } });
+    } finally {
+      await g.stop();
+    }
+  });
+
   it('cancels a running run; cancelling again changes nothing', async () => {
     const run = await createRun({ workload: workload({ SIM_DURATION_MS: '600000' }), provider: 'auto', region: 'auto' });
     await eventually(async () => ((await getRun(run.id)).state === 'running' ? true : undefined), 10_000, 'running');

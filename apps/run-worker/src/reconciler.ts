@@ -1,4 +1,4 @@
-import { choosePlacement, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
+import { placementCandidates, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
 import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
 import { ProviderError, type RunProvider } from './providers/provider';
@@ -87,28 +87,53 @@ export class Reconciler {
     }
   }
 
+  /**
+   * Places the run by the `auto` policy (priority, then configured order) and fails over: a candidate
+   * that is full or whose provider refuses is skipped, and the placement records each skip and why.
+   */
   private async dispatch(run: RunView): Promise<void> {
-    const placement = choosePlacement(this.offers, run.requested.provider, run.requested.region);
-    const provider = placement && this.providers.get(placement.provider);
-    if (!placement || !provider) {
-      await this.execute(run, {
-        type: 'FailRun',
-        failure: { code: 'no_capacity', message: 'no configured provider offers the requested placement' },
-        now: this.now(),
-      });
+    const candidates = placementCandidates(this.offers, run.requested.provider, run.requested.region);
+    const failovers: { provider: string; region: string; code: string; message: string }[] = [];
+    for (const candidate of candidates) {
+      const provider = this.providers.get(candidate.provider);
+      const capacity = this.offers.find((o) => o.provider === candidate.provider)?.capacity;
+      if (!provider) {
+        failovers.push({ ...candidate, code: 'provider_error', message: 'the provider is not available to this worker' });
+        continue;
+      }
+      if (capacity !== undefined && (await this.queries.countPlaced(candidate.provider, candidate.region)) >= capacity) {
+        failovers.push({ ...candidate, code: 'no_capacity', message: `all ${capacity} places are in use` });
+        continue;
+      }
+      const placement = {
+        ...candidate,
+        reason: placementReason(run, candidates.length, failovers.length),
+        candidates,
+        ...(failovers.length > 0 ? { failovers: [...failovers] } : {}),
+      };
+      try {
+        await provider.submit(run, placement, await this.vault.open(run.workspaceId, candidate.provider, candidate.region));
+      } catch (error) {
+        if (!(error instanceof ProviderError)) {
+          throw error;
+        }
+        if (error.code === 'image_not_found') {
+          await this.execute(run, { type: 'FailRun', failure: { code: error.code, message: error.message }, now: this.now() });
+          return;
+        }
+        failovers.push({ ...candidate, code: error.code, message: error.message });
+        continue;
+      }
+      this.failpoint('worker.after-submit');
+      await this.execute(run, { type: 'DispatchRun', placement, now: this.now() });
       return;
     }
-    try {
-      await provider.submit(run, placement, await this.vault.open(run.workspaceId, placement.provider, placement.region));
-    } catch (error) {
-      if (error instanceof ProviderError) {
-        await this.execute(run, { type: 'FailRun', failure: { code: error.code, message: error.message }, now: this.now() });
-        return;
-      }
-      throw error;
-    }
-    this.failpoint('worker.after-submit');
-    await this.execute(run, { type: 'DispatchRun', placement, now: this.now() });
+    const tried = failovers.map((f) => `${f.provider}/${f.region}: ${f.code}`).join('; ');
+    await this.execute(run, {
+      type: 'FailRun',
+      failure: { code: 'no_capacity', message: tried ? `no candidate could take the run (${tried})` : 'no configured provider offers the requested placement' },
+      now: this.now(),
+    });
   }
 
   private async observe(run: RunView): Promise<void> {
@@ -194,3 +219,11 @@ export function timeoutOf(run: RunView): number {
 }
 
 const MAX_RUN_SECONDS = 86_400;
+
+function placementReason(run: RunView, candidates: number, skipped: number): string {
+  const policy =
+    run.requested.provider === 'auto' || run.requested.region === 'auto'
+      ? `auto: ${candidates} candidate(s) by provider priority, then configured region order`
+      : 'as requested';
+  return skipped > 0 ? `${policy}; ${skipped} candidate(s) before this one could not take the run` : policy;
+}

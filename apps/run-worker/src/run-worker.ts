@@ -10,6 +10,7 @@ import { CredentialVault } from './credential-vault';
 import { ProjectionConsumer } from './projection-consumer';
 import { ContainerProvider } from './providers/container.provider';
 import { EngineClient } from './providers/engine-client';
+import type { RunProvider } from './providers/provider';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
 import { Reconciler } from './reconciler';
@@ -45,10 +46,15 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const reconciler = new Reconciler(
     new RunQueries(db),
     handler,
-    new ProviderRegistry([
-      new SimulatorProvider(),
-      ...(options.containerEngineSocket ? [new ContainerProvider(new EngineClient(options.containerEngineSocket))] : []),
-    ]),
+    new ProviderRegistry(
+      offers.flatMap((offer): RunProvider[] => {
+        const kind = offer.kind ?? offer.provider;
+        if (kind === 'container') {
+          return options.containerEngineSocket ? [new ContainerProvider(new EngineClient(options.containerEngineSocket), offer.provider)] : [];
+        }
+        return [new SimulatorProvider(offer.provider)];
+      }),
+    ),
     offers,
     new CredentialVault(new ProviderCredentials(db), options.privateKeks),
     {

@@ -20,7 +20,7 @@ export function parseProviderOffers(json: string | undefined): readonly Provider
   }
   if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every(isOffer)) {
     throw new ConfigError([
-      'PROVIDERS_JSON: must be a non-empty array of {"provider": name, "regions": [name, ...], "priority": integer}',
+      'PROVIDERS_JSON: must be a non-empty array of {"provider": name, "kind"?: "simulator"|"container", "regions": [name, ...], "priority": integer, "capacity"?: integer}',
     ]);
   }
   return parsed;
@@ -38,6 +38,8 @@ function isOffer(value: unknown): value is ProviderOffer {
     Array.isArray(v['regions']) &&
     v['regions'].length > 0 &&
     v['regions'].every((r) => typeof r === 'string' && NAME.test(r) && r !== 'auto') &&
-    Number.isInteger(v['priority'])
+    Number.isInteger(v['priority']) &&
+    ['simulator', 'container'].includes((v['kind'] ?? v['provider']) as string) &&
+    (v['capacity'] === undefined || (Number.isInteger(v['capacity']) && (v['capacity'] as number) >= 0))
   );
 }

@@ -16,6 +16,15 @@ export class RunQueries {
     return this.db.getRepository(RunEntity).countBy({ workspaceId, terminal: false });
   }
 
+  /** Unfinished runs placed on a provider and region: what a capacity limit counts. */
+  async countPlaced(provider: string, region: string): Promise<number> {
+    const rows: { n: string }[] = await this.db.query(
+      `SELECT count(*) AS n FROM runs WHERE NOT terminal AND body->'placement'->>'provider' = $1 AND body->'placement'->>'region' = $2`,
+      [provider, region],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** Runs not yet in a terminal state, least recently changed first: what the reconciler drives. */
   async active(limit: number): Promise<RunView[]> {
     const rows = await this.db

@@ -12,9 +12,10 @@ const LABEL_WORKSPACE = 'io.workload-run-service.workspace';
  * second one.
  */
 export class ContainerProvider implements RunProvider {
-  readonly name = 'container';
-
-  constructor(private readonly engine: EngineClient) {}
+  constructor(
+    private readonly engine: EngineClient,
+    readonly name = 'container',
+  ) {}
 
   async submit(run: RunView, _placement: Placement): Promise<void> {
     const name = containerName(run);
@@ -36,6 +37,10 @@ export class ContainerProvider implements RunProvider {
       }
     } else if (existing.status !== 200) {
       throw new ProviderError('provider_error', `the container engine answered HTTP ${existing.status}`);
+    } else if ((JSON.parse(existing.body.toString()) as { State: { Status: string } }).State.Status !== 'created') {
+      // Started before (by an earlier attempt at this dispatch): starting an exited container again
+      // would run the workload twice. Re-attach instead.
+      return;
     }
     const started = await this.engine.call('POST', `/containers/${name}/start`);
     if (started.status !== 204 && started.status !== 304) {

@@ -10,9 +10,10 @@ export const SIMULATOR_DEFAULTS = { startDelayMs: 20, durationMs: 100, exitCode:
  * and lets tests and demos choose success, failure, duration and output per run.
  */
 export class SimulatorProvider implements RunProvider {
-  readonly name = 'simulator';
-
-  constructor(private readonly clock: () => number = Date.now) {}
+  constructor(
+    readonly name = 'simulator',
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   submit(): Promise<void> {
     // Nothing to start: observe() derives the phase from the dispatch time.

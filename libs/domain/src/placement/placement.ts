@@ -3,9 +3,13 @@ import type { Placement } from '../run/run.events';
 /** What the operator configured: providers, their regions, and the order `auto` tries them in. */
 export interface ProviderOffer {
   readonly provider: string;
+  /** What runs the workloads: `simulator` or `container` (default: the provider's name). */
+  readonly kind?: string;
   readonly regions: readonly string[];
   /** Lower is preferred. */
   readonly priority: number;
+  /** Runs at once per region; none means as many as the provider takes. */
+  readonly capacity?: number;
 }
 
 export const AUTO = 'auto';

@@ -16,6 +16,8 @@ export interface Placement {
   /** Why this provider and region were chosen, in words a user can read. */
   readonly reason: string;
   readonly candidates: readonly { provider: string; region: string }[];
+  /** Candidates tried before this one, and why each could not take the run. */
+  readonly failovers?: readonly { provider: string; region: string; code: string; message: string }[];
 }
 
 /** Log lines kept as events per run, and the longest line: a chatty workload cannot flood the stream. */
