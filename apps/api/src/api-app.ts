@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { credentialInUrlMiddleware, hardenForBrowsers } from '@wrs/auth';
+import { createLogger, NestPinoLogger, requestLogMiddleware, type AppLogger } from '@wrs/observability';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import {
   acceptMiddleware,
@@ -17,15 +18,20 @@ export const API_PREFIX = 'api/v1';
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** The API as a Nest application, not yet listening: main.ts and the tests both start it this way. */
-export async function createApiApp(options: ApiModuleOptions, allowedOrigins: readonly string[] = []): Promise<NestExpressApplication> {
+export async function createApiApp(
+  options: ApiModuleOptions,
+  allowedOrigins: readonly string[] = [],
+  logger: AppLogger = createLogger('api', 'silent'),
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(options), {
     bodyParser: false,
-    logger: ['error', 'warn'],
+    logger: new NestPinoLogger(logger),
   });
   app.disable('x-powered-by');
   // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
   app.set('etag', false);
   app.use(requestIdMiddleware);
+  app.use(requestLogMiddleware(logger));
   hardenForBrowsers(app, allowedOrigins);
   app.use(credentialInUrlMiddleware);
   app.use(methodNotAllowedMiddleware(`/${API_PREFIX}`, contractOperations().filter((op) => !isRelayOperation(op))));

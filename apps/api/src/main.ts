@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ApiEnv, loadConfig, parseProviderOffers, runService } from '@wrs/config';
+import { createLogger } from '@wrs/observability';
 import { createApiApp } from './api-app';
 import { connectApiDependencies } from './api-dependencies';
 
@@ -7,10 +8,10 @@ void runService('api', async () => {
   const config = loadConfig(ApiEnv, process.env);
   const offers = parseProviderOffers(config.PROVIDERS_JSON);
   const deps = await connectApiDependencies(config);
-  const app = await createApiApp({ ...deps.module, offers }, deps.allowedOrigins);
+  const logger = createLogger('api', config.LOG_LEVEL);
+  const app = await createApiApp({ ...deps.module, offers }, deps.allowedOrigins, logger);
   await app.listen(config.PORT, config.HOST);
-  const url = await app.getUrl();
-  console.log(JSON.stringify({ level: 'info', service: 'api', msg: 'listening', url }));
+  logger.info({ url: await app.getUrl() }, 'listening');
   return async () => {
     await app.close();
     await deps.close();

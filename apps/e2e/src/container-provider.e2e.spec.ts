@@ -106,6 +106,26 @@ describe('the container provider: real containers through the Docker Engine API 
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { failure: { code: 'image_not_found' } } });
   });
 
+  it('a provider that stops answering fails its runs with a typed reason instead of leaving them running', async () => {
+    // An engine socket that does not exist: every call fails, as if the engine had died.
+    const dead = await startStack(['ws-dead'], {
+      CONTAINER_ENGINE_SOCKET: '/tmp/wrs-no-such-engine.sock',
+      PROVIDERS_JSON: PROVIDERS,
+      PROVIDER_UNRESPONSIVE_SECONDS: '2',
+    });
+    try {
+      const t = dead.token('ws-dead');
+      const id = await run('true', {}, IMAGE, dead, t);
+      const events = await follow(id, dead, t);
+      expect(JSON.parse(events.at(-1)!.data)).toMatchObject({
+        type: 'run.failed',
+        data: { failure: { code: 'provider_error', message: expect.stringContaining('has not answered') } },
+      });
+    } finally {
+      await dead.stop();
+    }
+  }, 60_000);
+
   maybe('a worker killed (SIGKILL) right after submitting, then restarted, leaves one container and a finished run', async () => {
     const crashing = await startStack(['ws-crash'], { CONTAINER_ENGINE_SOCKET: SOCKET, PROVIDERS_JSON: PROVIDERS, FAILPOINT: 'worker.after-submit' });
     try {

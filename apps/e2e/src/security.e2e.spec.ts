@@ -168,6 +168,28 @@ describe('authentication, workspaces, provider credentials and browser sessions'
       expect([elsewhere.status, codeOf(elsewhere)]).toEqual([403, 'workspace_mismatch']);
     });
 
+    it('answers a foreign run and a missing one in the same time (no timing oracle a test can see)', async () => {
+      const runId = await createRun();
+      const sample = async (id: string): Promise<number> => {
+        const started = process.hrtime.bigint();
+        await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token: foreign });
+        return Number(process.hrtime.bigint() - started) / 1e6;
+      };
+      const foreignTimes: number[] = [];
+      const missingTimes: number[] = [];
+      // Interleaved, so machine noise hits both alike.
+      for (let i = 0; i < 40; i++) {
+        foreignTimes.push(await sample(runId));
+        missingTimes.push(await sample(randomUUID()));
+      }
+      const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const ratio = median(foreignTimes) / median(missingTimes);
+      // Both do the same lookups (projection by id and workspace, then the create command); a real
+      // difference would be an extra query, several times the noise.
+      expect(ratio).toBeGreaterThan(0.5);
+      expect(ratio).toBeLessThan(2);
+    });
+
     it('hides another workspace\'s resources on every contract route that takes an id, exactly like missing ones', async () => {
       const runId = await createRun();
       const credential = await f.client.call('POST /provider-credentials', '/provider-credentials', {

@@ -61,16 +61,26 @@ export async function startStack(
   const db = await openDatabase(env.database);
   await Promise.all(workspaces.map((id) => new Workspaces(db).ensure(id, `Workspace ${id}`)));
   await db.destroy();
+  const minted: string[] = [];
   return {
     stack,
     signingKey: key,
     client: new ContractClient(stack.baseUrl),
     env,
     logs,
-    token: (workspaceId) => testToken(key, workspaceId),
+    token: (workspaceId) => {
+      const token = testToken(key, workspaceId);
+      minted.push(token);
+      return token;
+    },
     stop: async () => {
       await stack.stop();
       await env.cleanup();
+      // Every suite is also a redaction test: no token it used may appear in any line any service wrote.
+      const leaks = logs.filter((line) => minted.some((token) => line.includes(token.split('.')[2] ?? token)));
+      if (leaks.length > 0) {
+        throw new Error(`a token appeared in the logs:\n${leaks.join('\n')}`);
+      }
     },
   };
 }

@@ -304,7 +304,28 @@ describe('the whole stack over HTTP, through the gateway', () => {
     });
   });
 
+  it('logs one JSON line per request with its id, route template, status, duration and workspace', async () => {
+    const run = await createRun();
+    await f.client.call('GET /runs/{runId}', `/runs/${run.id}`, { token, headers: { 'x-request-id': 'trace-me-1' } });
+    await readSse(`${f.stack.baseUrl}/runs/${run.id}/events`, { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-2' }, {
+      until: (e) => e.length > 0,
+    });
+    const lines = await eventually(() => {
+      const parsed = f.logs
+        .filter((l) => l.includes('trace-me-'))
+        .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>);
+      return Promise.resolve(parsed.length >= 2 ? parsed : undefined);
+    });
+    expect(lines.find((l) => l['requestId'] === 'trace-me-1')).toMatchObject({
+      service: 'api', method: 'GET', route: '/api/v1/runs/:runId', status: 200, workspaceId: 'ws-e2e', runId: run.id,
+      durationMs: expect.any(Number),
+    });
+    expect(lines.find((l) => l['requestId'] === 'trace-me-2')).toMatchObject({
+      service: 'stream-relay', route: '/api/v1/runs/:runId/events', status: 200, workspaceId: 'ws-e2e',
+    });
+  });
+
   it('wrote no 5xx and no stack trace while handling all of that', () => {
-    expect(f.logs.filter((l) => /unexpected error|"statusCode":5\d\d/.test(l))).toEqual([]);
+    expect(f.logs.filter((l) => /unexpected error|"status":5\d\d/.test(l))).toEqual([]);
   });
 });

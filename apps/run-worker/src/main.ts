@@ -3,6 +3,7 @@ import { loadConfig, parseProviderOffers, runService, WorkerEnv } from '@wrs/con
 import { readPrivateKeks } from '@wrs/credentials';
 import { connectNats } from '@wrs/messaging';
 import { openDatabase } from '@wrs/persistence';
+import { createLogger } from '@wrs/observability';
 import { startRunWorker } from './run-worker';
 
 void runService('run-worker', async () => {
@@ -10,8 +11,8 @@ void runService('run-worker', async () => {
   const offers = parseProviderOffers(config.PROVIDERS_JSON);
   const nc = await connectNats(config.NATS_URL, 'run-worker');
   const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
-  const log = (level: string, msg: string, fields: Record<string, unknown> = {}): void =>
-    console.log(JSON.stringify({ level, service: 'run-worker', msg, ...fields }));
+  const logger = createLogger('run-worker', config.LOG_LEVEL);
+  const log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void => logger[level](fields, msg);
   const worker = await startRunWorker({
     nc,
     db,
@@ -20,6 +21,7 @@ void runService('run-worker', async () => {
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,
     containerEngineSocket: config.CONTAINER_ENGINE_SOCKET,
+    providerUnresponsiveMs: config.PROVIDER_UNRESPONSIVE_SECONDS * 1000,
     failpoint: config.FAILPOINT,
     privateKeks: config.CREDENTIALS_KEK_PRIVATE_KEYS
       ? readPrivateKeks('CREDENTIALS_KEK_PRIVATE_KEYS', config.CREDENTIALS_KEK_PRIVATE_KEYS)

@@ -7,6 +7,8 @@ import type { RunCommandHandler } from './run-command-handler';
 
 export interface ReconcilerOptions {
   readonly intervalMs: number;
+  /** A provider that has not answered for this long about a run fails it (never `running` forever). */
+  readonly unresponsiveAfterMs: number;
   readonly batchSize: number;
   readonly onError: (error: unknown, run: RunView) => void;
 }
@@ -20,6 +22,8 @@ export interface ReconcilerOptions {
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private readonly inHand = new Set<string>();
+  /** Since when each run's provider has been failing to answer (in memory: a restart starts over). */
+  private readonly failingSince = new Map<string, number>();
   private sweeping: Promise<void> | undefined;
 
   constructor(
@@ -64,11 +68,31 @@ export class Reconciler {
     this.inHand.add(run.runId);
     try {
       await this.drive(run);
+      this.failingSince.delete(run.runId);
     } catch (error) {
       this.options.onError(error, run);
+      await this.failIfUnresponsive(run, error).catch((e: unknown) => this.options.onError(e, run));
     } finally {
       this.inHand.delete(run.runId);
     }
+  }
+
+  private async failIfUnresponsive(run: RunView, error: unknown): Promise<void> {
+    const since = this.failingSince.get(run.runId) ?? this.clock().getTime();
+    this.failingSince.set(run.runId, since);
+    const silentMs = this.clock().getTime() - since;
+    if (silentMs < this.options.unresponsiveAfterMs || (run.state !== 'queued' && run.state !== 'starting' && run.state !== 'running')) {
+      return;
+    }
+    this.failingSince.delete(run.runId);
+    await this.execute(run, {
+      type: 'FailRun',
+      failure: {
+        code: run.state === 'queued' ? 'provider_error' : 'provider_lost',
+        message: `the provider has not answered for ${Math.round(silentMs / 1000)} s (${error instanceof Error ? error.message : String(error)})`,
+      },
+      now: this.now(),
+    });
   }
 
   private async drive(run: RunView): Promise<void> {

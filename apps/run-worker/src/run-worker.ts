@@ -26,6 +26,7 @@ export interface RunWorkerOptions {
   /** Private key-encryption keys by id: what opens stored provider credentials at dispatch. */
   readonly privateKeks: ReadonlyMap<string, KeyObject>;
   readonly containerEngineSocket?: string | undefined;
+  readonly providerUnresponsiveMs: number;
   /** Fault injection for crash tests: the process dies (SIGKILL) at this named site. */
   readonly failpoint?: string | undefined;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -60,6 +61,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     {
       intervalMs: options.reconcileIntervalMs,
       batchSize: 500,
+      unresponsiveAfterMs: options.providerUnresponsiveMs,
       onError: (error, run) => log('warn', 'reconcile failed', { runId: run.runId, error: String(error) }),
     },
     () => new Date(),

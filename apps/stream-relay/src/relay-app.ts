@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { credentialInUrlMiddleware, hardenForBrowsers } from '@wrs/auth';
+import { createLogger, NestPinoLogger, requestLogMiddleware, type AppLogger } from '@wrs/observability';
 import { RELAY_OPERATION } from '@wrs/contracts';
 import {
   acceptMiddleware,
@@ -14,15 +15,17 @@ import { RelayModule, type RelayModuleOptions } from './relay.module';
 export async function createRelayApp(
   options: RelayModuleOptions,
   allowedOrigins: readonly string[] = [],
+  logger: AppLogger = createLogger('stream-relay', 'silent'),
 ): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(RelayModule.forRoot(options), {
     bodyParser: false,
-    logger: ['error', 'warn'],
+    logger: new NestPinoLogger(logger),
   });
   app.disable('x-powered-by');
   // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
   app.set('etag', false);
   app.use(requestIdMiddleware);
+  app.use(requestLogMiddleware(logger));
   hardenForBrowsers(app, allowedOrigins);
   app.use(credentialInUrlMiddleware);
   app.use(methodNotAllowedMiddleware('/api/v1', [RELAY_OPERATION]));

@@ -166,6 +166,13 @@ export class WorkerEnv extends CommonEnv {
   @IsString()
   CONTAINER_ENGINE_SOCKET?: string;
 
+  /** A provider silent (erroring) about a run for this long fails the run: never `running` forever. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  PROVIDER_UNRESPONSIVE_SECONDS = 300;
+
   /** Fault injection for tests: the name of a crash site. Never set in production. */
   @IsOptional()
   @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
