@@ -94,6 +94,25 @@ describe('the event stream with a real EventSource client, across relay kills an
     expectExactlyOnceInOrder(received, lines);
   });
 
+  it('a relay sent SIGTERM ends its streams at once and exits cleanly; the client resumes on the other', async () => {
+    const runId = await createRun(20, 3000);
+    const relays = f.stack.instances('stream-relay');
+    // Open one stream on each replica (the gateway alternates), then stop the first gracefully.
+    const follows = relays.map(() => follow(runId));
+    await new Promise((r) => setTimeout(r, 800));
+    const child = f.stack.processes.get(relays[0]!)!;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const started = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    for (const received of await Promise.all(follows)) {
+      expectExactlyOnceInOrder(received, 20);
+    }
+    f.stack.startService(relays[0]!);
+    await f.stack.waitUntilServing(relays[0]!);
+  });
+
   it('resumes on the other replica when the one it was on dies', async () => {
     const lines = 30;
     const runId = await createRun(lines, 3000);

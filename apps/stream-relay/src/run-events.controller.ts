@@ -1,7 +1,7 @@
-import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req, Res, type BeforeApplicationShutdown } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
 import { isTerminalEventType, toRunResource, type RunView } from '@wrs/domain';
-import { RunEventFeed, StreamLeases, type FeedEvent, type StreamLease } from '@wrs/messaging';
+import { RunEventFeed, StreamLeases, type FeedEvent, type StreamLease, type Subscription } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
@@ -23,7 +23,10 @@ export interface RelayOptions {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 @Controller('runs')
-export class RunEventsController {
+export class RunEventsController implements BeforeApplicationShutdown {
+  /** Open streams, so a shutdown can end them and their clients resume on another replica at once. */
+  private readonly open = new Set<Subscription>();
+
   constructor(
     private readonly feed: RunEventFeed,
     private readonly queries: RunQueries,
@@ -75,6 +78,7 @@ export class RunEventsController {
     lease: StreamLease,
   ): Promise<void> {
     const subscription = await this.feed.follow(workspaceId, runId, after);
+    this.open.add(subscription);
     const sse = new SseWriter(res, this.options);
     sse.open(this.options.retryMs);
     const heartbeat = setInterval(() => {
@@ -108,9 +112,15 @@ export class RunEventsController {
     } finally {
       clearInterval(heartbeat);
       clearTimeout(deadline);
+      this.open.delete(subscription);
       await subscription.close();
       sse.end();
     }
+  }
+
+  /** SIGTERM: end every stream cleanly (clients reconnect with Last-Event-ID elsewhere). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.open].map((s) => s.close()));
   }
 
   /**

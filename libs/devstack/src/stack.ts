@@ -100,6 +100,11 @@ export class LocalStack {
     await this.waitUntilServing(service);
   }
 
+  /** The port an HTTP service (api, stream-relay or a replica) listens on. */
+  portOf(service: ServiceName): number | undefined {
+    return this.ports.get(service);
+  }
+
   /** For an HTTP service: until it answers on its port. */
   async waitUntilServing(service: ServiceName): Promise<void> {
     const port = this.ports.get(service);

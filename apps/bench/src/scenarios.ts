@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { percentile, round } from './stats';
+
+export interface Figure {
+  readonly scenario: string;
+  readonly metric: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly baseline?: { readonly what: string; readonly value: number };
+  readonly ratio?: number;
+  readonly target?: string;
+}
+
+const CREATE_BODY = JSON.stringify({ workload: { image: 'busybox', env: { SIM_DURATION_MS: '50' } }, provider: 'auto', region: 'auto' });
+
+/** POST /runs at 64 connections against raw JetStream publishes of the same bytes, same settings. */
+export async function createThroughput(baseUrl: string, token: string, natsUrl: string, seconds: number): Promise<Figure[]> {
+  const result = await autocannon({
+    url: `${baseUrl}/runs`,
+    connections: 64,
+    duration: seconds,
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: CREATE_BODY }) }],
+  });
+  const raw = await rawPublishRate(natsUrl, seconds);
+  const rate = result.requests.average;
+  return [
+    { scenario: 'create', metric: 'POST /runs throughput (64 connections)', value: round(rate), unit: 'req/s', baseline: { what: 'raw JetStream publish, 64 in flight', value: round(raw) }, ratio: round(rate / raw, 3), target: '>= 0.35' },
+    { scenario: 'create', metric: 'POST /runs latency p50', value: result.latency.p50, unit: 'ms' },
+    { scenario: 'create', metric: 'POST /runs latency p99', value: result.latency.p99, unit: 'ms', target: '< 30 ms' },
+    { scenario: 'create', metric: 'non-2xx answers', value: result.non2xx, unit: 'count' },
+  ];
+}
+
+async function rawPublishRate(natsUrl: string, seconds: number): Promise<number> {
+  const nc = await connect({ servers: natsUrl });
+  const jsm = await jetstreamManager(nc);
+  const name = `BENCH_RAW_${Date.now()}`;
+  await jsm.streams.add({ name, subjects: [`${name.toLowerCase()}.>`], duplicate_window: 120_000_000_000 });
+  const js = jetstream(nc);
+  let count = 0;
+  const deadline = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (Date.now() < deadline) {
+        const id = randomUUID();
+        await js.publish(`${name.toLowerCase()}.cmd.${id}`, CREATE_BODY, { msgID: id, expect: { lastSubjectSequence: 0 } });
+        count++;
+      }
+    }),
+  );
+  await jsm.streams.delete(name);
+  await nc.close();
+  return count / seconds;
+}
+
+/** GET /runs/{id} against the raw primary-key query it ends in. */
+export async function readThroughput(baseUrl: string, token: string, runId: string, databaseUrl: string, schema: string, seconds: number): Promise<Figure[]> {
+  const result = await autocannon({
+    url: `${baseUrl}/runs/${runId}`,
+    connections: 64,
+    duration: seconds,
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const clients = await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      const c = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+      await c.connect();
+      return c;
+    }),
+  );
+  let count = 0;
+  const deadline = Date.now() + seconds * 1000;
+  await Promise.all(
+    clients.map(async (c) => {
+      while (Date.now() < deadline) {
+        await c.query('SELECT body, version FROM runs WHERE id = $1 AND workspace_id = $2', [runId, 'bench']);
+        count++;
+      }
+    }),
+  );
+  await Promise.all(clients.map((c) => c.end()));
+  const raw = count / seconds;
+  return [
+    { scenario: 'read', metric: 'GET /runs/{id} throughput (64 connections)', value: round(result.requests.average), unit: 'req/s', baseline: { what: 'raw pg query by primary key, 16 connections', value: round(raw) }, ratio: round(result.requests.average / raw, 3), target: '>= 0.5' },
+    { scenario: 'read', metric: 'GET /runs/{id} latency p99', value: result.latency.p99, unit: 'ms' },
+  ];
+}
+
+/** Create-to-first-event through the whole stack at a steady rate, against raw NATS pub-to-sub. */
+export async function endToEnd(baseUrl: string, token: string, natsUrl: string, perSecond: number, seconds: number): Promise<Figure[]> {
+  const latencies: number[] = [];
+  const interval = 1000 / perSecond;
+  const jobs: Promise<void>[] = [];
+  for (let i = 0; i < perSecond * seconds; i++) {
+    jobs.push(
+      (async () => {
+        await new Promise((r) => setTimeout(r, i * interval));
+        const started = performance.now();
+        const res = await fetch(`${baseUrl}/runs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          body: CREATE_BODY,
+        });
+        const { id } = (await res.json()) as { id: string };
+        const stream = await fetch(`${baseUrl}/runs/${id}/events`, { headers: { authorization: `Bearer ${token}` } });
+        const reader = stream.body!.getReader();
+        let text = '';
+        while (!text.includes('\nid: ') && !text.startsWith('id: ')) {
+          const { value, done } = await reader.read();
+          if (done) {
+            break;
+          }
+          text += new TextDecoder().decode(value);
+        }
+        latencies.push(performance.now() - started);
+        await reader.cancel();
+      })(),
+    );
+  }
+  await Promise.all(jobs);
+  const raw = await rawNatsLatency(natsUrl, 500);
+  return [
+    { scenario: 'end-to-end', metric: `create-to-first-event p50 at ${perSecond} runs/s`, value: round(percentile(latencies, 50)), unit: 'ms', baseline: { what: 'raw NATS publish-to-subscriber p50', value: round(percentile(raw, 50), 3) }, target: '< 5 ms' },
+    { scenario: 'end-to-end', metric: `create-to-first-event p99 at ${perSecond} runs/s`, value: round(percentile(latencies, 99)), unit: 'ms', baseline: { what: 'raw NATS publish-to-subscriber p99', value: round(percentile(raw, 99), 3) }, target: '< 25 ms' },
+  ];
+}
+
+async function rawNatsLatency(natsUrl: string, samples: number): Promise<number[]> {
+  const nc = await connect({ servers: natsUrl });
+  const subject = `bench.latency.${randomUUID()}`;
+  const out: number[] = [];
+  const sub = nc.subscribe(subject);
+  const done = (async () => {
+    for await (const m of sub) {
+      out.push(performance.now() - Number(m.string()));
+      if (out.length >= samples) {
+        break;
+      }
+    }
+  })();
+  for (let i = 0; i < samples; i++) {
+    nc.publish(subject, String(performance.now()));
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await done;
+  await nc.close();
+  return out;
+}
+
+/** Idle SSE connections on one relay: memory each, and the time to deliver one event to all. */
+export async function fanOut(
+  baseUrl: string,
+  token: string,
+  runId: string,
+  relayPid: number,
+  connections: number,
+  appendEvent: () => Promise<void>,
+): Promise<Figure[]> {
+  const before = rssOf(relayPid);
+  const arrivals: number[] = [];
+  const controllers: AbortController[] = [];
+  let ready = 0;
+  let sentAt = 0;
+  const opened: Promise<void>[] = [];
+  for (let i = 0; i < connections; i++) {
+    const controller = new AbortController();
+    controllers.push(controller);
+    opened.push(
+      (async () => {
+        const res = await fetch(`${baseUrl}/runs/${runId}/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+        const reader = res.body!.getReader();
+        let seen = 0;
+        let counted = false;
+        for (;;) {
+          const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+          if (done) {
+            return;
+          }
+          const text = new TextDecoder().decode(value);
+          seen += (text.match(/\nid: /g) ?? []).length + (text.startsWith('id: ') ? 1 : 0);
+          if (seen >= 1 && !counted && sentAt === 0) {
+            counted = true;
+            ready++;
+          } else if (sentAt > 0 && text.includes('id: ')) {
+            arrivals.push(performance.now() - sentAt);
+          }
+        }
+      })().catch(() => undefined),
+    );
+  }
+  while (ready < connections) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  const after = rssOf(relayPid);
+  sentAt = performance.now();
+  await appendEvent();
+  const deadline = Date.now() + 10_000;
+  while (arrivals.length < connections && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  controllers.forEach((c) => c.abort());
+  await Promise.all(opened);
+  const bare = await bareSseBaseline(connections);
+  return [
+    { scenario: 'fan-out', metric: `memory per idle SSE connection (${connections} streams, relay RSS)`, value: round((after - before) / connections / 1024, 1), unit: 'KiB', baseline: { what: 'bare node:http SSE server', value: round(bare.perConnectionKiB, 1) }, target: '<= 30 KiB' },
+    { scenario: 'fan-out', metric: `one event to all ${connections} streams (last arrival)`, value: round(Math.max(...arrivals, 0)), unit: 'ms', baseline: { what: 'bare node:http SSE server', value: round(bare.deliveryMs) }, target: '< 250 ms at 5,000' },
+    { scenario: 'fan-out', metric: `streams that got the event`, value: arrivals.length, unit: `of ${connections}` },
+  ];
+}
+
+function rssOf(pid: number): number {
+  // /proc/<pid>/status VmRSS, in bytes.
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+async function bareSseBaseline(connections: number): Promise<{ perConnectionKiB: number; deliveryMs: number }> {
+  const clients: ServerResponse[] = [];
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('retry: 1000\n\n');
+    clients.push(res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  const controllers: AbortController[] = [];
+  const arrivals: number[] = [];
+  let sentAt = 0;
+  const readers = Array.from({ length: connections }, async () => {
+    const controller = new AbortController();
+    controllers.push(controller);
+    const res = await fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) {
+        return;
+      }
+      if (sentAt > 0 && new TextDecoder().decode(value).includes('id: ')) {
+        arrivals.push(performance.now() - sentAt);
+      }
+    }
+  });
+  while (clients.length < connections) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const after = process.memoryUsage().rss;
+  sentAt = performance.now();
+  for (const c of clients) {
+    c.write('id: 1\nevent: x\ndata: {}\n\n');
+  }
+  const deadline = Date.now() + 10_000;
+  while (arrivals.length < connections && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  controllers.forEach((c) => c.abort());
+  await Promise.all(readers.map((r) => r.catch(() => undefined)));
+  server.closeAllConnections();
+  server.close();
+  // The client side lives in this process too: half the growth is the server's, roughly.
+  return { perConnectionKiB: (after - before) / 2 / connections / 1024, deliveryMs: Math.max(...arrivals, 0) };
+}
