@@ -179,6 +179,7 @@ export async function fanOut(
         const reader = res.body!.getReader();
         let seen = 0;
         let counted = false;
+        let arrived = false;
         for (;;) {
           const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
           if (done) {
@@ -189,7 +190,8 @@ export async function fanOut(
           if (seen >= 1 && !counted && sentAt === 0) {
             counted = true;
             ready++;
-          } else if (sentAt > 0 && text.includes('id: ')) {
+          } else if (sentAt > 0 && text.includes('id: ') && !arrived) {
+            arrived = true;
             arrivals.push(performance.now() - sentAt);
           }
         }

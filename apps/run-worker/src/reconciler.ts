@@ -1,4 +1,4 @@
-import { placementCandidates, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
+import { decide, placementCandidates, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
 import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
 import { ProviderError, type RunProvider } from './providers/provider';
@@ -229,6 +229,11 @@ export class Reconciler {
   }
 
   private async execute(run: RunView, command: RunCommand): Promise<void> {
+    // The projected state already says this command would change nothing: skip the event-store read.
+    // (If the projection is behind, the next sweep acts on the newer state.)
+    if (decide(command, run).length === 0) {
+      return;
+    }
     await this.handler.execute(run.workspaceId, run.runId, command, `rec-${run.runId}-${command.type}`);
   }
 
