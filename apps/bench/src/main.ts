@@ -95,7 +95,6 @@ async function main(): Promise<void> {
   } finally {
     await db.destroy();
     await stack.stop();
-    await cleanUp(env.natsUrl, env.databaseUrl, namespace);
   }
   const out = join(root, 'bench-results');
   mkdirSync(out, { recursive: true });
@@ -108,6 +107,7 @@ async function main(): Promise<void> {
   const table = ['| scenario | metric | value | baseline | ratio | target |', '|---|---|---|---|---|---|', ...rows].join('\n');
   writeFileSync(join(out, 'results.md'), `# Benchmark results\n\nNode ${machine.node}, ${machine.cpus} cores, ${machine.at}, ${seconds} s per scenario.\n\n${table}\n`);
   console.log(table);
+  await cleanUp(env.natsUrl, env.databaseUrl, namespace);
   process.exit(0);
 }
 
@@ -130,10 +130,11 @@ main().catch((error: unknown) => {
 /** The bench's streams and schema go away with it. */
 async function cleanUp(natsUrl: string, databaseUrl: string, namespace: string): Promise<void> {
   const nc = await connect({ servers: natsUrl });
-  const jsm = await jetstreamManager(nc);
+  // Deleting a stream of many messages takes a while.
+  const jsm = await jetstreamManager(nc, { timeout: 60_000 });
   for await (const name of jsm.streams.names()) {
     if (name.startsWith(`${namespace.toUpperCase()}_`)) {
-      await jsm.streams.delete(name);
+      await jsm.streams.delete(name).catch((error: unknown) => console.error(`could not delete stream ${name}: ${String(error)}`));
     }
   }
   await nc.close();

@@ -8,7 +8,6 @@ const ROOT = join(__dirname, '..', '..', '..');
 function modelFor(apiVersion: string, kind: string): { new (data: unknown): { validate(): void } } {
   const group = apiVersion.includes('/') ? apiVersion : `v1`;
   const path = group === 'v1' ? `v1/${kind}` : `${group}/${kind}`;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const module = require(`kubernetes-models/${path}`) as Record<string, { new (data: unknown): { validate(): void } }>;
   const model = module[kind];
   if (!model) {
