@@ -1,7 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
-const toInt = ({ value }: { value: unknown }): unknown =>
+/** Environment values are strings: integers become numbers before validation (for @Transform). */
+export const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 
 /** Variables every service reads. Defaults are the local servers on loopback. */

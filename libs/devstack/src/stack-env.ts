@@ -1,9 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { CommonEnv } from '@wrs/config';
-
-const toInt = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+import { CommonEnv, toInt } from '@wrs/config';
 
 /** What `npm start` reads: the common variables plus the ports of the local stack. */
 export class StackEnv extends CommonEnv {
