@@ -18,7 +18,9 @@ export class CommandConsumer {
       return 'drop';
     }
     try {
-      await this.handler.execute(command.workspaceId, command.runId, toDomain(command), `cmd-${message.seq}`);
+      // A create usually finds no run yet: decide on that and skip reading the (empty) stream.
+      const snapshot = command.type === 'CreateRun' ? { state: null, version: 0 } : undefined;
+      await this.handler.execute(command.workspaceId, command.runId, toDomain(command), `cmd-${message.seq}`, snapshot);
       return 'ack';
     } catch (error) {
       if (error instanceof RunNotFoundError) {

@@ -1,4 +1,4 @@
-import { decide, placementCandidates, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
+import { placementCandidates, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
 import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
 import { ProviderError, type RunProvider } from './providers/provider';
@@ -217,6 +217,7 @@ export class Reconciler {
         run.runId,
         { type: 'RecordLogs', fromIndex: run.logLines, lines, now: this.now() },
         `rec-${run.runId}-logs-${run.logLines}`,
+        { state: run, version: run.version },
       );
     }
   }
@@ -229,12 +230,12 @@ export class Reconciler {
   }
 
   private async execute(run: RunView, command: RunCommand): Promise<void> {
-    // The projected state already says this command would change nothing: skip the event-store read.
-    // (If the projection is behind, the next sweep acts on the newer state.)
-    if (decide(command, run).length === 0) {
-      return;
-    }
-    await this.handler.execute(run.workspaceId, run.runId, command, `rec-${run.runId}-${command.type}`);
+    // Decided on the projected state first (no event-store read); a stale projection makes the append
+    // conflict and the handler decides again on the events themselves.
+    await this.handler.execute(run.workspaceId, run.runId, command, `rec-${run.runId}-${command.type}`, {
+      state: run,
+      version: run.version,
+    });
   }
 
   private now(): string {
