@@ -9,7 +9,8 @@ import { migrate, openDatabase, Workspaces } from '@wrs/persistence';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { createThroughput, endToEnd, fanOut, readThroughput, type Figure } from './scenarios';
+import { StreamNames } from '@wrs/messaging';
+import { createThroughput, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
 
 /**
  * `npm run bench`: starts an isolated stack, runs each scenario after a warm-up, and writes every
@@ -90,6 +91,13 @@ async function main(): Promise<void> {
         ...(await fanOut(relayUrl, token, run.id, stack.processes.get('stream-relay')!.pid!, size, async () => {
           await fetch(`${stack.baseUrl}/runs/${run.id}:cancel`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
         })),
+      );
+    }
+    const resumeTotal = Number(process.env['BENCH_RESUME_EVENTS'] ?? '1000000');
+    if (resumeTotal > 0) {
+      const names = new StreamNames(namespace);
+      figures.push(
+        ...(await resumeCost(relayUrl, token, env.natsUrl, { eventsStream: names.eventsStream, subject: (id) => names.runEvents('bench', id) }, resumeTotal)),
       );
     }
   } finally {
