@@ -112,18 +112,8 @@ export async function endToEnd(baseUrl: string, token: string, natsUrl: string, 
           body: CREATE_BODY,
         });
         const { id } = (await res.json()) as { id: string };
-        const stream = await fetch(`${baseUrl}/runs/${id}/events`, { headers: { authorization: `Bearer ${token}` } });
-        const reader = stream.body!.getReader();
-        let text = '';
-        while (!text.includes('\nid: ') && !text.startsWith('id: ')) {
-          const { value, done } = await reader.read();
-          if (done) {
-            break;
-          }
-          text += new TextDecoder().decode(value);
-        }
+        await untilFirstEvent(`${baseUrl}/runs/${id}/events`, { authorization: `Bearer ${token}` });
         latencies.push(performance.now() - started);
-        await reader.cancel();
       })(),
     );
   }
@@ -317,18 +307,8 @@ export async function resumeCost(
     const samples: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
-      const res = await fetch(`${relayUrl}/runs/${runId}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': String(lastEventId) } });
-      const reader = res.body!.getReader();
-      let text = '';
-      while (!text.includes('\nid: ') && !text.startsWith('id: ')) {
-        const { value, done } = await reader.read();
-        if (done) {
-          break;
-        }
-        text += new TextDecoder().decode(value);
-      }
+      await untilFirstEvent(`${relayUrl}/runs/${runId}/events`, { authorization: `Bearer ${token}`, 'last-event-id': String(lastEventId) });
       samples.push(performance.now() - started);
-      await reader.cancel();
     }
     return percentile(samples, 50);
   };
@@ -340,4 +320,19 @@ export async function resumeCost(
     { scenario: 'resume', metric: 'time to first event, resuming in the middle', value: round(middle), unit: 'ms', baseline: { what: 'resume at the start', value: round(start) }, ratio: round(middle / start, 2), target: 'within 2x of the start' },
     { scenario: 'resume', metric: 'time to first event, resuming near the head', value: round(head), unit: 'ms', baseline: { what: 'resume at the start', value: round(start) }, ratio: round(head / start, 2) },
   ];
+}
+
+/** Opens an event stream and returns once its first event (an `id:` line) has arrived. */
+async function untilFirstEvent(url: string, headers: Record<string, string>): Promise<void> {
+  const res = await fetch(url, { headers });
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!text.includes('\nid: ') && !text.startsWith('id: ')) {
+    const { value, done } = await reader.read();
+    if (done) {
+      break;
+    }
+    text += new TextDecoder().decode(value);
+  }
+  await reader.cancel();
 }

@@ -1,9 +1,8 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { createAuthSetup } from '@wrs/auth';
 import type { RelayEnv } from '@wrs/config';
+import { connectHttpService } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits } from '@wrs/limits';
-import { connectNats, connectRedis, ensureStreams, RateLimiter, RunEventFeed, StreamLeases, StreamNames, TokenRevocations } from '@wrs/messaging';
-import { openDatabase, RunQueries, Workspaces } from '@wrs/persistence';
+import { RateLimiter, RunEventFeed, StreamLeases } from '@wrs/messaging';
+import { RunQueries, Workspaces } from '@wrs/persistence';
 import type { RelayModuleOptions } from './relay.module';
 
 export interface RelayDependencies {
@@ -12,21 +11,12 @@ export interface RelayDependencies {
   close(): Promise<void>;
 }
 
+/**
+ * Redis holds browser sessions (bearer streams work without it, cookie streams get a 503); Postgres
+ * only serves the `reset` event's current state and the workspace's limits: a small pool.
+ */
 export async function connectRelayDependencies(config: RelayEnv): Promise<RelayDependencies> {
-  const nc = await connectNats(config.NATS_URL, 'stream-relay');
-  const names = new StreamNames(config.NAMESPACE);
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
-  await ensureStreams(jsm, names, { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000 });
-  // Redis holds browser sessions: bearer streams work without it, cookie streams get a 503.
-  const redis = await connectRedis(config.REDIS_URL, (error) =>
-    console.error(JSON.stringify({ level: 'warn', service: 'stream-relay', msg: 'Redis unreachable at start', error: String(error) })),
-  );
-  // Postgres for the `reset` event's current state and the workspace's limits: a small pool.
-  const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: 4 });
-  const revocations = new TokenRevocations(js, jsm, names);
-  await revocations.start();
-  const auth = await createAuthSetup(config, redis, revocations);
+  const { js, jsm, names, db, redis, auth, close } = await connectHttpService(config, 'stream-relay', 4);
   return {
     module: {
       feed: new RunEventFeed(js, jsm, names),
@@ -44,12 +34,6 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
       },
     },
     allowedOrigins: auth.allowedOrigins,
-    close: async () => {
-      auth.stop();
-      await revocations.stop();
-      await nc.drain();
-      await db.destroy();
-      redis.disconnect();
-    },
+    close,
   };
 }

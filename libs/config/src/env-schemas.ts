@@ -213,16 +213,8 @@ export class GatewayEnv {
   RELAY_UPSTREAM!: string;
 }
 
-/** Variables of `npm run token`. */
-export class TokenEnv extends CommonEnv {
-  @IsString()
-  @IsNotEmpty()
-  AUTH_ISSUER = 'workload-run-service-dev';
-
-  @IsString()
-  @IsNotEmpty()
-  AUTH_AUDIENCE = 'workload-run-service';
-
+/** Variables of `npm run token`: the issuer and audience the services check, and the key folder. */
+export class TokenEnv extends HttpServiceEnv {
   /** Where the development key pair lives (default: .local/keys in the repository). */
   @IsOptional()
   @IsString()

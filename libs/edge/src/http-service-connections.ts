@@ -1,0 +1,65 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { createAuthSetup, type AuthSetup } from '@wrs/auth';
+import type { HttpServiceEnv } from '@wrs/config';
+import { connectNats, connectRedis, ensureStreams, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { openDatabase } from '@wrs/persistence';
+import type { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
+
+/** What both HTTP services (api and stream-relay) connect to at start, in one place. */
+export interface HttpServiceConnections {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly names: StreamNames;
+  readonly db: DataSource;
+  readonly redis: Redis;
+  readonly auth: AuthSetup;
+  close(): Promise<void>;
+}
+
+/**
+ * NATS (streams ensured), Postgres, Redis (optional at start: what needs it answers 503 while it is
+ * away), the token revocations every replica follows, and authentication. A dependency that is down
+ * fails the start with one clear line (see runService).
+ */
+export async function connectHttpService(
+  config: HttpServiceEnv,
+  service: string,
+  dbPoolSize: number,
+): Promise<HttpServiceConnections> {
+  const nc = await connectNats(config.NATS_URL, service);
+  const names = new StreamNames(config.NAMESPACE);
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  await ensureStreams(jsm, names, { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000 });
+  const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: dbPoolSize }).catch(
+    async (error: unknown) => {
+      await nc.close();
+      throw error;
+    },
+  );
+  const redis = await connectRedis(config.REDIS_URL, (error) =>
+    console.error(JSON.stringify({ level: 'warn', service, msg: 'Redis unreachable at start', error: String(error) })),
+  );
+  const revocations = new TokenRevocations(js, jsm, names);
+  await revocations.start();
+  const auth = await createAuthSetup(config, redis, revocations);
+  return {
+    nc,
+    js,
+    jsm,
+    names,
+    db,
+    redis,
+    auth,
+    close: async () => {
+      auth.stop();
+      await revocations.stop();
+      await nc.drain();
+      await db.destroy();
+      redis.disconnect();
+    },
+  };
+}
