@@ -8,7 +8,7 @@ import {
   readSigningKey,
   WORKSPACE_ID_PATTERN,
 } from '@wrs/auth';
-import { loadConfig, runService, TokenEnv } from '@wrs/config';
+import { ConfigError, loadConfig, runService, TokenEnv } from '@wrs/config';
 import { migrate, openDatabase, Workspaces } from '@wrs/persistence';
 import { DEV_KEYS_DIR } from './repo-root';
 
@@ -55,7 +55,5 @@ void runService('token', async () => {
 });
 
 function usage(message: string): Error {
-  const error = new Error(`${message}\n${USAGE}`);
-  error.name = 'ConfigError';
-  return error;
+  return new ConfigError([`${message}\n${USAGE}`]);
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { CommonEnv, loadConfig, runService } from '@wrs/config';
+import { CommonEnv, ConfigError, loadConfig, runService } from '@wrs/config';
 import { connectNats, ensureStreams, StreamNames, TokenRevocations } from '@wrs/messaging';
 
 const USAGE = 'usage: npm run revoke-token -- --jti <token id>   |   npm run revoke-token -- --token-stdin < token-file';
@@ -15,9 +15,7 @@ void runService('revoke-token', async () => {
   const { values } = parseArgs({ options: { jti: { type: 'string' }, 'token-stdin': { type: 'boolean' } } });
   const tokenId = values.jti ?? (values['token-stdin'] ? tokenIdOf(await readStdin()) : undefined);
   if (!tokenId) {
-    const error = new Error(USAGE);
-    error.name = 'ConfigError';
-    throw error;
+    throw new ConfigError([USAGE]);
   }
   const config = loadConfig(CommonEnv, process.env);
   const nc = await connectNats(config.NATS_URL, 'revoke-token');

@@ -1,4 +1,4 @@
-import type { ApiEnv } from '@wrs/config';
+import { Failpoint, type ApiEnv } from '@wrs/config';
 import { readPublicKeks } from '@wrs/credentials';
 import { connectHttpService } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits, serviceLimits } from '@wrs/limits';
@@ -6,7 +6,6 @@ import { RateLimiter, RunCommandBus } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import type { ApiModuleOptions } from './api.module';
 import { buildInfo } from './meta/build-info';
-import { Failpoint } from './runs/failpoint';
 import { IdempotencyCache } from './runs/idempotency-cache';
 
 export interface ApiDependencies {

@@ -1,3 +1,4 @@
+import { Failpoint } from '@wrs/config';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AUTHENTICATOR, AuthGuard, CredentialFingerprintIndex, SessionStore, type Authenticator } from '@wrs/auth';
@@ -9,7 +10,6 @@ import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controller';
 import { CREDENTIALS_OPTIONS, ProviderCredentialsController } from './provider-credentials/provider-credentials.controller';
 import { ProviderCredentialsService } from './provider-credentials/provider-credentials.service';
-import { Failpoint } from './runs/failpoint';
 import { IdempotencyCache } from './runs/idempotency-cache';
 import { RunsController } from './runs/runs.controller';
 import { PROVIDER_OFFERS, RunsService } from './runs/runs.service';

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
-import { answerClientErrorsWithProblems } from '@wrs/problem';
+import { acceptableRequestId, answerClientErrorsWithProblems, PROBLEM_CONTENT_TYPE, problemBody } from '@wrs/problem';
 import { upstreamFor, type Upstream } from './route';
 
 export interface GatewayOptions {
@@ -80,16 +79,7 @@ function proxy(req: IncomingMessage, res: ServerResponse, candidates: URL[], all
 
 function unavailable(req: IncomingMessage, res: ServerResponse): void {
   const offered = req.headers['x-request-id'];
-  const requestId = typeof offered === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(offered) ? offered : randomUUID();
-  res.writeHead(503, { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'retry-after': '1' });
-  res.end(
-    JSON.stringify({
-      type: 'urn:workload-run-service:problem:dependency_unavailable',
-      title: 'A service this request depends on is unavailable.',
-      status: 503,
-      code: 'dependency_unavailable',
-      requestId,
-      retryable: true,
-    }),
-  );
+  const requestId = acceptableRequestId(typeof offered === 'string' ? offered : undefined);
+  res.writeHead(503, { 'content-type': PROBLEM_CONTENT_TYPE, 'x-request-id': requestId, 'retry-after': '1' });
+  res.end(JSON.stringify(problemBody('dependency_unavailable', requestId)));
 }

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ProviderOffer } from '@wrs/domain';
+import { Failpoint } from '@wrs/config';
 import { DurableConsumer, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import { ProviderCredentials, RunProjection, RunQueries } from '@wrs/persistence';
 import type { DataSource } from 'typeorm';
@@ -43,6 +44,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
   await ensureStreams(jsm, names, { idempotencyRetentionMs: options.idempotencyRetentionMs });
+  const failpoint = new Failpoint(options.failpoint);
   const handler = new RunCommandHandler(new RunEventStore(js, jsm, names));
   const reconciler = new Reconciler(
     new RunQueries(db),
@@ -65,11 +67,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
       onError: (error, run) => log('warn', 'reconcile failed', { runId: run.runId, error: String(error) }),
     },
     () => new Date(),
-    (name) => {
-      if (options.failpoint === name) {
-        process.kill(process.pid, 'SIGKILL');
-      }
-    },
+    (name) => failpoint.hit(name),
   );
   const commands = new CommandConsumer(handler);
   const projection = new ProjectionConsumer(new RunProjection(db), (run) => reconciler.poke(run));

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Query, Req, Res, type BeforeApplicationShutdown } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
-import { isTerminalEventType, toRunResource, type RunView } from '@wrs/domain';
+import { isTerminalEventType, isUuid, toRunResource, type RunView } from '@wrs/domain';
 import { RunEventFeed, StreamLeases, type FeedEvent, type StreamLease, type Subscription } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
@@ -19,8 +19,6 @@ export interface RelayOptions {
   readonly maxBufferedBytes: number;
   readonly drainTimeoutMs: number;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 @Controller('runs')
 export class RunEventsController implements BeforeApplicationShutdown {
@@ -44,7 +42,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
   ): Promise<void> {
     const { workspaceId } = authOf(req);
     const after = parseLastEventId(req.header('last-event-id'), lastEventIdQuery);
-    if (!UUID.test(runId)) {
+    if (!isUuid(runId)) {
       throw new ProblemError('run_not_found');
     }
     // The subject carries the caller's workspace, so another workspace's run is simply not found.

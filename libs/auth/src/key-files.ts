@@ -1,3 +1,4 @@
+import { ConfigError } from '@wrs/config';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,12 +11,6 @@ export const ACCESS_TOKEN_MAX_TTL_SECONDS = 60 * 60;
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 export const CLOCK_SKEW_SECONDS = 30;
 
-function configError(message: string): Error {
-  const error = new Error(message);
-  error.name = 'ConfigError';
-  return error;
-}
-
 /** Reads PEM public keys from a comma-separated list of files; each key's id is its thumbprint. */
 export function readPublicKeys(files: string): Map<string, KeyObject> {
   const keys = new Map<string, KeyObject>();
@@ -24,7 +19,7 @@ export function readPublicKeys(files: string): Map<string, KeyObject> {
     try {
       key = createPublicKey(readFileSync(file));
     } catch (error) {
-      throw configError(`AUTH_PUBLIC_KEY_FILE: cannot read a PEM public key from ${file} (${(error as Error).message})`);
+      throw new ConfigError([`AUTH_PUBLIC_KEY_FILE: cannot read a PEM public key from ${file} (${(error as Error).message})`]);
     }
     keys.set(keyIdOf(key), key);
   }
@@ -74,7 +69,7 @@ export async function createVerifier(
   } else if (config.publicKeyFiles) {
     keys = new StaticKeySource(readPublicKeys(config.publicKeyFiles));
   } else {
-    throw configError('AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE: one of them must name the token verification keys');
+    throw new ConfigError(['AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE: one of them must name the token verification keys']);
   }
   const verifier = new AccessTokenVerifier({
     keys,

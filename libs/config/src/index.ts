@@ -2,3 +2,4 @@ export * from './load-config';
 export * from './env-schemas';
 export * from './providers';
 export * from './service-runner';
+export * from './failpoint';

@@ -23,3 +23,8 @@ export function loadConfig<T extends object>(schema: new () => T, env: Record<st
   }
   return config;
 }
+
+/** Drops any password from a URL before it is printed. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}

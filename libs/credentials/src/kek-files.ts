@@ -1,25 +1,20 @@
+import { ConfigError } from '@wrs/config';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PublicKek } from './sealed-secret';
-
-function configError(message: string): Error {
-  const error = new Error(message);
-  error.name = 'ConfigError';
-  return error;
-}
 
 /** `id:file.pem,id2:file2.pem` → entries in order; the first is the one new secrets are sealed with. */
 function parseList(variable: string, value: string): { id: string; file: string }[] {
   const entries = value.split(',').map((e) => e.trim()).filter(Boolean).map((entry) => {
     const [id, ...file] = entry.split(':');
     if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || file.length === 0) {
-      throw configError(`${variable}: each entry must be <key id>:<PEM file>`);
+      throw new ConfigError([`${variable}: each entry must be <key id>:<PEM file>`]);
     }
     return { id, file: file.join(':') };
   });
   if (entries.length === 0) {
-    throw configError(`${variable}: names no key`);
+    throw new ConfigError([`${variable}: names no key`]);
   }
   return entries;
 }
@@ -30,7 +25,7 @@ export function readPublicKeks(variable: string, value: string): PublicKek[] {
     try {
       return { id, publicKey: createPublicKey(readFileSync(file)) };
     } catch (error) {
-      throw configError(`${variable}: cannot read the public key ${id} from ${file} (${(error as Error).message})`);
+      throw new ConfigError([`${variable}: cannot read the public key ${id} from ${file} (${(error as Error).message})`]);
     }
   });
 }
@@ -42,7 +37,7 @@ export function readPrivateKeks(variable: string, value: string): Map<string, Ke
       try {
         return [id, createPrivateKey(readFileSync(file))] as const;
       } catch (error) {
-        throw configError(`${variable}: cannot read the private key ${id} from ${file} (${(error as Error).message})`);
+        throw new ConfigError([`${variable}: cannot read the private key ${id} from ${file} (${(error as Error).message})`]);
       }
     }),
   );
@@ -73,6 +68,6 @@ export function readFingerprintKey(variable: string, file: string): Buffer {
     }
     return key;
   } catch (error) {
-    throw configError(`${variable}: ${file} must hold at least 32 random bytes, base64 (${(error as Error).message})`);
+    throw new ConfigError([`${variable}: ${file} must hold at least 32 random bytes, base64 (${(error as Error).message})`]);
   }
 }

@@ -4,3 +4,4 @@ export * from './run/run.commands';
 export * from './run/run.view';
 export * from './placement/placement';
 export * from './run/run.resource';
+export * from './ids';

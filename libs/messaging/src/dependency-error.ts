@@ -1,3 +1,5 @@
+import { redactUrl } from '@wrs/config';
+
 /** A dependency that cannot be reached at start: a message for the operator, not a stack trace. */
 export class DependencyError extends Error {
   constructor(
@@ -10,10 +12,6 @@ export class DependencyError extends Error {
   }
 }
 
-/** Drops any password from a URL before it is printed. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-}
 
 function describe(cause: unknown): string {
   if (cause instanceof Error) {

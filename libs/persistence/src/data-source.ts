@@ -1,3 +1,4 @@
+import { redactUrl } from '@wrs/config';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { RunEventEntity } from './entities/run-event.entity';
@@ -16,7 +17,7 @@ export interface DatabaseOptions {
 export class DatabaseUnavailableError extends Error {
   constructor(url: string, cause: unknown) {
     super(
-      `cannot connect to Postgres at ${url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      `cannot connect to Postgres at ${redactUrl(url)}: ${cause instanceof Error ? cause.message : String(cause)}`,
     );
     this.name = 'DatabaseUnavailableError';
   }

@@ -12,14 +12,18 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** The client's request id if it is well formed, else a new one. */
+export function acceptableRequestId(offered: string | undefined): string {
+  return offered && SAFE_REQUEST_ID.test(offered) ? offered : randomUUID();
+}
+
 export function requestIdOf(req: Request): string {
   return req.requestId ?? 'unknown';
 }
 
 /** Gives every request an id and echoes it on every response, errors included. */
 export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
-  const offered = req.header(REQUEST_ID_HEADER);
-  req.requestId = offered && SAFE_REQUEST_ID.test(offered) ? offered : randomUUID();
+  req.requestId = acceptableRequestId(req.header(REQUEST_ID_HEADER));
   res.setHeader(REQUEST_ID_HEADER, req.requestId);
   next();
 }

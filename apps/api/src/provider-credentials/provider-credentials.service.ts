@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CredentialFingerprintIndex } from '@wrs/auth';
 import { lastFour, sealSecret } from '@wrs/credentials';
+import { isUuid } from '@wrs/domain';
 import { ProviderCredentials, type ProviderCredentialSummary } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { CreateProviderCredentialDto } from './create-provider-credential.dto';
 import { CREDENTIALS_OPTIONS, type CredentialsOptions } from './credentials-options';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The additional data bound into the seal: a sealed record copied to another row does not open. */
 export function credentialAssociatedData(workspaceId: string, id: string): string {
@@ -56,7 +55,7 @@ export class ProviderCredentialsService {
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
-    const removed = UUID.test(id) ? await this.credentials.remove(workspaceId, id) : null;
+    const removed = isUuid(id) ? await this.credentials.remove(workspaceId, id) : null;
     if (!removed) {
       throw new ProblemError('provider_credential_not_found');
     }

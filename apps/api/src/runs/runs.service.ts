@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { checkRequestedPlacement, evolve, toRunView, type ProviderOffer, type RunView } from '@wrs/domain';
+import { Failpoint } from '@wrs/config';
+import { checkRequestedPlacement, evolve, isUuid, toRunView, type ProviderOffer, type RunView } from '@wrs/domain';
 import { RunCommandBus, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { CreateRunDto } from './create-run.dto';
-import { Failpoint } from './failpoint';
 import { IdempotencyCache } from './idempotency-cache';
 import { canonicalize, fingerprintOf, sha256Hex } from './idempotency-key';
 
 export const PROVIDER_OFFERS = Symbol('PROVIDER_OFFERS');
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface CreateRunOutcome {
   readonly run: RunView;
@@ -119,7 +117,7 @@ export class RunsService {
    * from the command itself, as the worker will record it.
    */
   async get(workspaceId: string, runId: string): Promise<RunView> {
-    if (!UUID.test(runId)) {
+    if (!isUuid(runId)) {
       throw new ProblemError('run_not_found');
     }
     const projected = await this.queries.find(workspaceId, runId);
