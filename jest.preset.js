@@ -8,12 +8,22 @@ const moduleNameMapper = Object.fromEntries(
   Object.entries(compilerOptions.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]),
 );
 
+// ESM-only packages (the Kubernetes client and what it imports) are compiled to CommonJS for Jest's
+// CommonJS runtime; Node itself loads them with require(esm).
+const esmPackages = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose', 'jsonpath-plus', 'rfc4648'];
+
 module.exports = (tier, extra = {}) => ({
   rootDir: __dirname,
   displayName: tier,
   testEnvironment: 'node',
   testMatch: [`<rootDir>/{apps,libs}/**/*.${tier}.spec.ts`],
-  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false, sourceMaps: 'inline' }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false, sourceMaps: 'inline' }],
+    '^.+\\.m?js$': ['@swc/jest', { swcrc: false, jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   moduleNameMapper,
+  // dist/ holds built copies (and, after `npm run client:package`, a second package.json named like the client's).
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
   ...extra,
 });

@@ -1,6 +1,7 @@
 // Compiles every app, lib and script to CommonJS under dist/ with SWC (decorator metadata on, which
 // Nest's dependency injection needs), rewriting the @wrs/* path aliases to relative imports.
-// Type checking is `npm run typecheck`; this step only transpiles, so it takes about a second.
+// Type checking is `npm run typecheck`; this step only transpiles, so it takes about a second. Then
+// Vite builds the web console (apps/console) into dist/apps/console, which the api serves at /console.
 import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,7 +17,9 @@ cpSync(join(root, '.swcrc'), buildRc);
 writeFileSync(buildRc, JSON.stringify({ ...swcrc, jsc: { ...swcrc.jsc, baseUrl: root, paths } }));
 execFileSync(
   join(root, 'node_modules', '.bin', 'swc'),
-  ['apps', 'libs', 'scripts/src', '-d', 'dist', '--config-file', buildRc, '--ignore', '**/*.spec.ts,**/*.testing.ts', '--quiet'],
+  ['apps', 'libs', 'scripts/src', '-d', 'dist', '--config-file', buildRc, '--ignore', '**/*.spec.ts,**/*.testing.ts,apps/console/**', '--quiet'],
   { cwd: root, stdio: 'inherit' },
 );
 cpSync(join(root, 'libs/contracts/openapi.yaml'), join(root, 'dist/libs/contracts/openapi.yaml'));
+const { build } = await import('vite');
+await build({ configFile: join(root, 'apps', 'console', 'vite.config.mjs') });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { CommonEnv, ConfigError, loadConfig, runService } from '@wrs/config';
-import { connectNats, ensureStreams, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { connectNats, ensureStreams, streamSettingsOf, StreamNames, TokenRevocations } from '@wrs/messaging';
 
 const USAGE = 'usage: npm run revoke-token -- --jti <token id>   |   npm run revoke-token -- --token-stdin < token-file';
 
@@ -21,7 +21,7 @@ void runService('revoke-token', async () => {
   const nc = await connectNats(config.NATS_URL, 'revoke-token');
   const names = new StreamNames(config.NAMESPACE);
   const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm, names, { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000 });
+  await ensureStreams(jsm, names, streamSettingsOf(config));
   await new TokenRevocations(jetstream(nc), jsm, names).revoke(tokenId);
   await nc.close();
   console.log(`revoked token ${tokenId}`);

@@ -21,7 +21,10 @@ void runService('stack', async () => {
     gatewayPort: config.PORT,
     apiPort: config.API_PORT,
     relayPort: config.RELAY_PORT,
-    extraEnv: { LOG_LEVEL: config.LOG_LEVEL },
+    extraEnv: {
+      LOG_LEVEL: config.LOG_LEVEL,
+      ...(config.OTEL_EXPORTER_OTLP_ENDPOINT ? { OTEL_EXPORTER_OTLP_ENDPOINT: config.OTEL_EXPORTER_OTLP_ENDPOINT } : {}),
+    },
   });
   try {
     await stack.start();
@@ -36,7 +39,9 @@ void runService('stack', async () => {
     });
   }
   console.log(`\nWorkload Run Service is up. Base URL: ${stack.baseUrl}`);
-  console.log('Mint a token with: npm run token -- --workspace demo\n');
+  console.log('Mint a token with: npm run token -- --workspace demo');
+  const ops = [...stack.processes.keys()].map((name) => `${name} http://127.0.0.1:${stack.metricsPortOf(name)}`);
+  console.log(`Operator ports (/metrics, /health/live, /health/ready): ${ops.join(', ')}\n`);
   return async () => {
     for (const child of stack.processes.values()) {
       child.removeAllListeners('exit');

@@ -1,6 +1,6 @@
 import { Failpoint, type ApiEnv } from '@wrs/config';
 import { readPublicKeks } from '@wrs/credentials';
-import { connectHttpService } from '@wrs/edge';
+import { connectHttpService, type HttpServiceConnections } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits, serviceLimits } from '@wrs/limits';
 import { RateLimiter, RunCommandBus } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
@@ -11,6 +11,8 @@ import { IdempotencyCache } from './runs/idempotency-cache';
 export interface ApiDependencies {
   readonly module: Omit<ApiModuleOptions, 'offers'>;
   readonly allowedOrigins: readonly string[];
+  /** What readiness checks. */
+  readonly connections: Pick<HttpServiceConnections, 'nc' | 'db' | 'redis'>;
   close(): Promise<void>;
 }
 
@@ -19,7 +21,7 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
   const publicKeks = config.CREDENTIALS_KEK_PUBLIC_KEYS
     ? readPublicKeks('CREDENTIALS_KEK_PUBLIC_KEYS', config.CREDENTIALS_KEK_PUBLIC_KEYS)
     : [];
-  const { js, jsm, names, db, redis, auth, close } = await connectHttpService(config, 'api', 10);
+  const { nc, js, jsm, names, db, redis, auth, close } = await connectHttpService(config, 'api', 10);
   const workspaces = new Workspaces(db);
   return {
     module: {
@@ -40,6 +42,7 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
       failpoint: new Failpoint(config.FAILPOINT),
     },
     allowedOrigins: auth.allowedOrigins,
+    connections: { nc, db, redis },
     close,
   };
 }

@@ -59,10 +59,10 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
       expect(await res.json()).toMatchObject({ code: 'method_not_allowed', params: { allowed: ['GET', 'HEAD'] } });
     });
 
-    it('405 for GET on the collection that only takes POST', async () => {
-      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/runs`, { headers: { authorization: `Bearer ${token}` } });
+    it('405 for PUT on the collection that only takes GET and POST', async () => {
+      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/runs`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(405);
-      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
     });
 
     it('406 for an Accept header the service cannot satisfy', async () => {

@@ -11,6 +11,7 @@ import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controll
 import { CREDENTIALS_OPTIONS, ProviderCredentialsController } from './provider-credentials/provider-credentials.controller';
 import { ProviderCredentialsService } from './provider-credentials/provider-credentials.service';
 import { IdempotencyCache } from './runs/idempotency-cache';
+import { RunListService } from './runs/run-list.service';
 import { RunsController } from './runs/runs.controller';
 import { PROVIDER_OFFERS, RunsService } from './runs/runs.service';
 import { SESSION_TTL, SessionsController } from './sessions/sessions.controller';
@@ -64,6 +65,7 @@ export class ApiModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         RunsService,
+        RunListService,
         ProviderCredentialsService,
       ],
     };

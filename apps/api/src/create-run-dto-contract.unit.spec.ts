@@ -33,10 +33,23 @@ describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
   const workload = fc.record(
     {
       image: fc.oneof(fc.constantFrom('busybox', 'ghcr.io/a/b:1.0', 'x@sha256:ab', '', ' bad', '-x', 'a'.repeat(513)), fc.string()),
-      command: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), fc.constant('ls'), fc.array(fc.integer(), { maxLength: 2 })),
-      args: fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxLength: 3 }),
+      command: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), fc.constant('ls'), fc.array(fc.integer(), { maxLength: 2 }), fc.constant(null)),
+      args: fc.oneof(fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxLength: 3 }), fc.constant(null)),
       env: fc.oneof(fc.dictionary(envKey, fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxKeys: 3 }), fc.constant([]), fc.constant(null)),
-      timeoutSeconds: fc.oneof(fc.integer({ min: -2, max: 90000 }), fc.double(), fc.constant('10')),
+      timeoutSeconds: fc.oneof(fc.integer({ min: -2, max: 90000 }), fc.double(), fc.constant('10'), fc.constant(null)),
+      resources: fc.oneof(
+        fc.record(
+          {
+            cpu: fc.oneof(fc.constantFrom('500m', '2', '0', '0m', '1.5', '1000000m', '1000', 'm', ' 1'), fc.string({ maxLength: 4 }), fc.integer()),
+            memory: fc.oneof(fc.constantFrom('256Mi', '1Gi', '512', '0Mi', '1MB', '1000000Ki'), fc.string({ maxLength: 4 }), fc.integer()),
+            gpu: fc.constant('1'),
+          },
+          { requiredKeys: [] },
+        ),
+        fc.constant(null),
+        fc.constant([]),
+        fc.string({ maxLength: 3 }),
+      ),
       extra: fc.string(),
     },
     { requiredKeys: [] },
@@ -60,9 +73,16 @@ describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
     );
   });
 
+  it('refuses null for every optional field, as the contract does (no field is nullable)', () => {
+    for (const field of ['command', 'args', 'env', 'timeoutSeconds', 'resources']) {
+      const body = { workload: { image: 'busybox:1.36', [field]: null }, provider: 'auto', region: 'auto' };
+      expect({ field, dto: dtoAccepts(body), contract: contractAccepts(body) }).toEqual({ field, dto: false, contract: false });
+    }
+  });
+
   it('accepts a full valid body (the generator reaches the valid side too)', () => {
     const valid = {
-      workload: { image: 'busybox:1.36', command: ['sh'], args: ['-c', 'echo'], env: { A: '1' }, timeoutSeconds: 60 },
+      workload: { image: 'busybox:1.36', command: ['sh'], args: ['-c', 'echo'], env: { A: '1' }, timeoutSeconds: 60, resources: { cpu: '500m', memory: '256Mi' } },
       provider: 'auto',
       region: 'auto',
     };

@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { ensureDevKeyPair, mintAccessToken, readSigningKey } from '@wrs/auth';
 import { freePort, LocalStack } from '@wrs/devstack';
 import { migrate, openDatabase, Workspaces } from '@wrs/persistence';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { Client } from 'pg';
 import { StreamNames } from '@wrs/messaging';
+import { latencyChart } from './chart';
+import { cleanUp } from './clean-up';
+import { projectionCatchUp } from './projection';
 import { createThroughput, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
 
 /**
@@ -25,6 +25,10 @@ async function main(): Promise<void> {
   };
   const seconds = Number(process.env['BENCH_SECONDS'] ?? '10');
   const fanOutSizes = (process.env['BENCH_FANOUT'] ?? '1000').split(',').map(Number);
+  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,resume (all by default) runs a subset;
+  // BENCH_CPU_PROF=<dir> makes every service write a V8 CPU profile there when it stops.
+  const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,resume').split(','));
+  const cpuProfDir = process.env['BENCH_CPU_PROF'];
   const namespace = `bench${randomUUID().slice(0, 6)}`;
   const keys = ensureDevKeyPair(mkdtempSync(join(tmpdir(), 'wrs-bench-keys-')));
   const database = { url: env.databaseUrl, schema: namespace };
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
       LIMIT_ACTIVE_RUNS: '100000000',
       SSE_MAX_STREAMS_PER_WORKSPACE: '100000',
     },
+    nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
     onOutput: () => undefined,
   });
   await stack.start();
@@ -55,46 +60,55 @@ async function main(): Promise<void> {
   });
   const figures: Figure[] = [];
   try {
-    const warm = await createThroughput(stack.baseUrl, token, env.natsUrl, 2);
-    void warm;
-    figures.push(...(await createThroughput(stack.baseUrl, token, env.natsUrl, seconds)));
-    const probe = await fetch(`${stack.baseUrl}/runs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify({ workload: { image: 'busybox', env: { SIM_DURATION_MS: '600000' } }, provider: 'auto', region: 'auto' }),
-    });
-    const { id } = (await probe.json()) as { id: string };
-    const created = await db.query('SELECT count(*) AS n FROM run_events');
-    const backlogStarted = performance.now();
-    await waitUntil(async () => (await db.query('SELECT 1 FROM runs WHERE id = $1', [id])).length === 1, 600_000);
-    figures.push({
-      scenario: 'projection',
-      metric: 'time until a run created after the create burst is projected (the worker draining the burst)',
-      value: Math.round(performance.now() - backlogStarted),
-      unit: 'ms',
-    });
-    void created;
-    // Let the reconciler settle the burst's runs before measuring reads and latency.
-    await waitUntil(async () => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE state = 'queued'`)) as { n: string }[])[0]?.n) === 0, 600_000);
-    figures.push(...(await readThroughput(stack.baseUrl, token, id, env.databaseUrl, namespace, seconds)));
-    figures.push(...(await endToEnd(stack.baseUrl, token, env.natsUrl, 50, seconds)));
-    const relayUrl = `http://127.0.0.1:${stack.portOf('stream-relay')}/api/v1`;
-    for (const size of fanOutSizes) {
+    const createRun = async (env: Record<string, string>): Promise<string> => {
       const res = await fetch(`${stack.baseUrl}/runs`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-        body: JSON.stringify({ workload: { image: 'busybox', env: { SIM_DURATION_MS: '600000' } }, provider: 'auto', region: 'auto' }),
+        body: JSON.stringify({ workload: { image: 'busybox', env }, provider: 'auto', region: 'auto' }),
       });
-      const run = (await res.json()) as { id: string };
-      await waitUntil(async () => ((await db.query(`SELECT state FROM runs WHERE id = $1`, [run.id])) as { state: string }[])[0]?.state === 'running');
+      return ((await res.json()) as { id: string }).id;
+    };
+    const stateOf = async (id: string): Promise<string | undefined> =>
+      ((await db.query(`SELECT state FROM runs WHERE id = $1`, [id])) as { state: string }[])[0]?.state;
+    if (only.has('create')) {
+      await createThroughput(stack.baseUrl, token, env.natsUrl, 2); // warm-up
+      figures.push(...(await createThroughput(stack.baseUrl, token, env.natsUrl, seconds)));
+      const id = await createRun({ SIM_DURATION_MS: '600000' });
+      const backlogStarted = performance.now();
+      await waitUntil(async () => (await stateOf(id)) !== undefined, 600_000);
+      figures.push({
+        scenario: 'create',
+        metric: 'time until a run created after the create burst is projected (the worker draining the burst)',
+        value: Math.round(performance.now() - backlogStarted),
+        unit: 'ms',
+      });
+      // Let the reconciler settle the burst's runs before measuring reads and latency.
+      await waitUntil(async () => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE state = 'queued'`)) as { n: string }[])[0]?.n) === 0, 600_000);
+    }
+    if (only.has('read')) {
+      const id = await createRun({ SIM_DURATION_MS: '600000' });
+      await waitUntil(async () => (await stateOf(id)) !== undefined);
+      figures.push(...(await readThroughput(stack.baseUrl, token, id, env.databaseUrl, namespace, seconds)));
+    }
+    if (only.has('e2e')) {
+      figures.push(...(await endToEnd(stack.baseUrl, token, env.natsUrl, Number(process.env['BENCH_E2E_RATE'] ?? '200'), seconds)));
+    }
+    const relayUrl = `http://127.0.0.1:${stack.portOf('stream-relay')}/api/v1`;
+    for (const size of only.has('fanout') ? fanOutSizes : []) {
+      const id = await createRun({ SIM_DURATION_MS: '600000' });
+      await waitUntil(async () => (await stateOf(id)) === 'running');
       figures.push(
-        ...(await fanOut(relayUrl, token, run.id, stack.processes.get('stream-relay')!.pid!, size, async () => {
-          await fetch(`${stack.baseUrl}/runs/${run.id}:cancel`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+        ...(await fanOut(relayUrl, token, id, stack.processes.get('stream-relay')!.pid!, size, async () => {
+          await fetch(`${stack.baseUrl}/runs/${id}:cancel`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
         })),
       );
     }
+    if (only.has('projection')) {
+      const backlog = Number(process.env['BENCH_PROJECTION_EVENTS'] ?? '100000');
+      figures.push(...(await projectionCatchUp(env.natsUrl, env.databaseUrl, backlog, Number(process.env['BENCH_PROJECTION_RATE'] ?? '1000'), seconds)));
+    }
     const resumeTotal = Number(process.env['BENCH_RESUME_EVENTS'] ?? '1000000');
-    if (resumeTotal > 0) {
+    if (only.has('resume') && resumeTotal > 0) {
       const names = new StreamNames(namespace);
       figures.push(
         ...(await resumeCost(relayUrl, token, env.natsUrl, { eventsStream: names.eventsStream, subject: (id) => names.runEvents('bench', id) }, resumeTotal)),
@@ -113,7 +127,11 @@ async function main(): Promise<void> {
       `| ${f.scenario} | ${f.metric} | ${f.value} ${f.unit} | ${f.baseline ? `${f.baseline.value} (${f.baseline.what})` : ''} | ${f.ratio ?? ''} | ${f.target ?? ''} |`,
   );
   const table = ['| scenario | metric | value | baseline | ratio | target |', '|---|---|---|---|---|---|', ...rows].join('\n');
-  writeFileSync(join(out, 'results.md'), `# Benchmark results\n\nNode ${machine.node}, ${machine.cpus} cores, ${machine.at}, ${seconds} s per scenario.\n\n${table}\n`);
+  writeFileSync(join(out, 'latency.svg'), latencyChart(figures, `Latency percentiles, Node ${machine.node}, ${machine.cpus} cores, ${machine.at}`));
+  writeFileSync(
+    join(out, 'results.md'),
+    `# Benchmark results\n\nNode ${machine.node}, ${machine.cpus} cores, ${machine.at}, ${seconds} s per scenario.\n\n${table}\n\n![latency percentiles](latency.svg)\n`,
+  );
   console.log(table);
   await cleanUp(env.natsUrl, env.databaseUrl, namespace);
   process.exit(0);
@@ -134,20 +152,3 @@ main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });
-
-/** The bench's streams and schema go away with it. */
-async function cleanUp(natsUrl: string, databaseUrl: string, namespace: string): Promise<void> {
-  const nc = await connect({ servers: natsUrl });
-  // Deleting a stream of many messages takes a while.
-  const jsm = await jetstreamManager(nc, { timeout: 60_000 });
-  for await (const name of jsm.streams.names()) {
-    if (name.startsWith(`${namespace.toUpperCase()}_`)) {
-      await jsm.streams.delete(name).catch((error: unknown) => console.error(`could not delete stream ${name}: ${String(error)}`));
-    }
-  }
-  await nc.close();
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`);
-  await client.end();
-}

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
@@ -33,11 +33,40 @@ describe('deployment files', () => {
 
   it('the kustomizations name every base file and only files that exist', () => {
     const kustomization = documents(join(base, 'kustomization.yaml'))[0] as { resources: string[] };
-    expect([...kustomization.resources].sort()).toEqual([...manifests].sort());
+    const files = kustomization.resources.filter((r) => r.endsWith('.yaml'));
+    expect([...files].sort()).toEqual([...manifests].sort());
+    // The only other resource: the dashboard and alert rules (their own kustomization).
+    expect(kustomization.resources.filter((r) => !r.endsWith('.yaml'))).toEqual(['../../observability']);
+    const observability = documents(join(ROOT, 'deploy/observability/kustomization.yaml'))[0] as {
+      resources: string[];
+      configMapGenerator: { files: string[] }[];
+    };
+    for (const file of [...observability.resources, ...observability.configMapGenerator.flatMap((g) => g.files)]) {
+      expect(existsSync(join(ROOT, 'deploy/observability', file))).toBe(true);
+    }
     for (const overlay of ['dev', 'prod']) {
       const k = documents(join(ROOT, 'deploy/kubernetes/overlays', overlay, 'kustomization.yaml'))[0] as { resources: string[] };
       expect(k.resources).toEqual(['../../base']);
     }
+  });
+
+  it('every component that creates streams reads JETSTREAM_REPLICAS from the ConfigMap; prod asks for 3', () => {
+    const pods = manifests
+      .flatMap((f) => documents(join(base, f)))
+      .filter((d) => ['api', 'run-worker', 'stream-relay', 'migrate'].includes((d as { metadata: { name: string } }).metadata.name))
+      .filter((d) => d['kind'] === 'Deployment' || d['kind'] === 'Job') as { spec: { template: { spec: { containers: { env: unknown[] }[] } } } }[];
+    expect(pods.length).toBe(4);
+    for (const pod of pods) {
+      expect(pod.spec.template.spec.containers[0]!.env).toContainEqual({
+        name: 'JETSTREAM_REPLICAS',
+        valueFrom: { configMapKeyRef: { name: 'workload-run-service', key: 'jetstream-replicas' } },
+      });
+    }
+    const config = documents(join(base, 'config.yaml'))[0] as { data: Record<string, string> };
+    expect(config.data['jetstream-replicas']).toBe('1');
+    const prod = documents(join(ROOT, 'deploy/kubernetes/overlays/prod/kustomization.yaml'))[0] as { patches: { target: { kind: string }; patch: string }[] };
+    const patch = prod.patches.find((p) => p.target.kind === 'ConfigMap')?.patch ?? '';
+    expect(patch).toContain('{ op: replace, path: /data/jetstream-replicas, value: "3" }');
   });
 
   it('every workload runs non-root, without privilege escalation, read-only, with limits', () => {
@@ -55,14 +84,38 @@ describe('deployment files', () => {
     }
   });
 
-  it('the ingress sends the event stream to the relay with buffering off, the rest to the api', () => {
+  it('probes and scraping use the operator port, which no Service or Ingress exposes', () => {
+    const deployments = manifests.flatMap((f) => documents(join(base, f))).filter((d) => d['kind'] === 'Deployment') as {
+      spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: Record<string, unknown>[] } } };
+    }[];
+    expect(deployments.length).toBe(3);
+    for (const deployment of deployments) {
+      const container = deployment.spec.template.spec.containers[0] as {
+        ports: { name: string; containerPort: number }[];
+        readinessProbe: { httpGet: { path: string; port: string } };
+        livenessProbe: { httpGet: { path: string; port: string } };
+        env: { name: string; value?: string }[];
+      };
+      expect(container.ports).toContainEqual({ name: 'metrics', containerPort: 9464 });
+      expect(container.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'metrics' });
+      expect(container.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'metrics' });
+      expect(container.env).toContainEqual({ name: 'METRICS_PORT', value: '9464' });
+      expect(deployment.spec.template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9464' });
+    }
+    const services = manifests.flatMap((f) => documents(join(base, f))).filter((d) => d['kind'] === 'Service') as {
+      spec: { ports: { targetPort: string }[] };
+    }[];
+    expect(services.flatMap((s) => s.spec.ports.map((p) => p.targetPort))).not.toContain('metrics');
+  });
+
+  it('the ingress sends the event stream to the relay with buffering off, the rest and the console to the api', () => {
     const ingress = documents(join(base, 'ingress.yaml'))[0] as {
       metadata: { annotations: Record<string, string> };
       spec: { rules: { http: { paths: { path: string; backend: { service: { name: string } } }[] } }[] };
     };
     expect(ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
     const paths = ingress.spec.rules[0]!.http.paths.map((p) => [p.path, p.backend.service.name]);
-    expect(paths).toEqual([['/api/v1/runs/[^/]+/events', 'stream-relay'], ['/api/v1', 'api']]);
+    expect(paths).toEqual([['/api/v1/runs/[^/]+/events', 'stream-relay'], ['/api/v1', 'api'], ['/console', 'api']]);
   });
 
   it('compose builds only targets the Dockerfile has, and every service of the stack', () => {

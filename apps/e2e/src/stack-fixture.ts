@@ -5,7 +5,7 @@ import type { SigningKey } from '@wrs/auth';
 import { ensureDevCredentialKeys } from '@wrs/credentials';
 import { freePort, LocalStack, type StackSettings } from '@wrs/devstack';
 import { openDatabase, Workspaces } from '@wrs/persistence';
-import { ContractClient, isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import { ContractClient, eventually, isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 
 export interface StackFixture {
   readonly stack: LocalStack;
@@ -28,6 +28,7 @@ export async function startStack(
   workspaces: string[],
   extraEnv: Record<string, string> = {},
   replicas: StackSettings['replicas'] = {},
+  images?: StackSettings['images'],
 ): Promise<StackFixture> {
   const env = await isolatedEnvironment();
   const { key, publicKeyFile } = testSigningKey();
@@ -50,6 +51,7 @@ export async function startStack(
       ...extraEnv,
     },
     replicas,
+    ...(images ? { images } : {}),
     onOutput: (service, line) => logs.push(`[${service}] ${line}`),
   });
   try {
@@ -81,6 +83,23 @@ export async function startStack(
       if (leaks.length > 0) {
         throw new Error(`a token appeared in the logs:\n${leaks.join('\n')}`);
       }
+      // And a leak test: Node warns when listeners pile up on one emitter (one per retry, say).
+      const piling = logs.filter((line) => line.includes('MaxListenersExceededWarning'));
+      if (piling.length > 0) {
+        throw new Error(`listeners piled up in a service:\n${piling.join('\n')}`);
+      }
     },
   };
+}
+
+/**
+ * The run as GET answers it once the projection has its terminal state: the event stream ends at the
+ * terminal event, and the projection GET reads may be a moment behind it.
+ */
+export function terminalRun(f: StackFixture, runId: string, token: string): Promise<Record<string, unknown>> {
+  return eventually(async () => {
+    const res = await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
+    const body = res.body as Record<string, unknown>;
+    return body['terminal'] === true ? body : undefined;
+  }, 15_000, `run ${runId} to be terminal in the projection`);
 }

@@ -1,4 +1,4 @@
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { acceptableRequestId, answerClientErrorsWithProblems, PROBLEM_CONTENT_TYPE, problemBody } from '@wrs/problem';
 import { upstreamFor, type Upstream } from './route';
@@ -20,7 +20,10 @@ export function createGateway(options: GatewayOptions): Server {
     const replicas = options.upstreams[kind];
     const start = next[kind]++ % replicas.length;
     const order = replicas.map((_, i) => replicas[(start + i) % replicas.length] as URL);
-    proxy(req, res, order, order, Date.now() + RESTART_GRACE_MS);
+    const attempt: Attempt = { upstream: undefined };
+    // One listener for every try: a client that goes away ends whichever upstream request is current.
+    res.on('close', () => attempt.upstream?.destroy());
+    proxy(req, res, attempt, order, order, Date.now() + RESTART_GRACE_MS);
   });
   answerClientErrorsWithProblems(server);
   return server;
@@ -32,12 +35,20 @@ export function createGateway(options: GatewayOptions): Server {
  */
 const RESTART_GRACE_MS = 5000;
 
-function proxy(req: IncomingMessage, res: ServerResponse, candidates: URL[], all: URL[], deadline: number): void {
+/** The upstream request of the current try at a client's request. */
+interface Attempt {
+  upstream: ClientRequest | undefined;
+}
+
+function proxy(req: IncomingMessage, res: ServerResponse, attempt: Attempt, candidates: URL[], all: URL[], deadline: number): void {
+  if (res.destroyed) {
+    return; // the client left while this request waited for a replica
+  }
   const [target, ...rest] = candidates;
   if (!target) {
     const bodiless = req.method === 'GET' || req.method === 'HEAD';
     if (bodiless && Date.now() < deadline && !res.destroyed) {
-      setTimeout(() => proxy(req, res, all, all, deadline), 200);
+      setTimeout(() => proxy(req, res, attempt, all, all, deadline), 200);
     } else {
       unavailable(req, res);
     }
@@ -68,12 +79,12 @@ function proxy(req: IncomingMessage, res: ServerResponse, candidates: URL[], all
       res.destroy();
     } else if (error.code === 'ECONNREFUSED' && !req.readableDidRead) {
       // The replica is down and nothing of the request was sent: another replica can take it as it is.
-      proxy(req, res, rest, all, deadline);
+      proxy(req, res, attempt, rest, all, deadline);
     } else {
       unavailable(req, res);
     }
   });
-  res.on('close', () => upstream.destroy());
+  attempt.upstream = upstream;
   req.pipe(upstream);
 }
 

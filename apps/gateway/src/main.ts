@@ -1,8 +1,10 @@
 import { GatewayEnv, loadConfig, runService } from '@wrs/config';
+import { startOpsServer } from '@wrs/observability';
 import { createGateway } from './gateway';
 
-void runService('gateway', async () => {
+void runService('gateway', async (lifecycle) => {
   const config = loadConfig(GatewayEnv, process.env);
+  lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
   const server = createGateway({
     upstreams: {
       api: config.API_UPSTREAM.split(',').map((u) => new URL(u)),
@@ -10,6 +12,18 @@ void runService('gateway', async () => {
     },
   });
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  console.log(JSON.stringify({ level: 'info', service: 'gateway', msg: 'listening', port: config.PORT }));
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  // Ready unless draining: it holds no connection of its own, and it already rides out upstream restarts.
+  const ops = await startOpsServer({
+    service: 'gateway',
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    checks: [],
+    draining: () => lifecycle.draining,
+    nestLogger: false,
+  });
+  console.log(JSON.stringify({ level: 'info', service: 'gateway', msg: 'listening', port: config.PORT, opsUrl: ops.url }));
+  return async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await ops.close();
+  };
 });

@@ -3,11 +3,13 @@ import { loadConfig, parseProviderOffers, runService, WorkerEnv } from '@wrs/con
 import { readPrivateKeks } from '@wrs/credentials';
 import { connectNats } from '@wrs/messaging';
 import { openDatabase } from '@wrs/persistence';
-import { createLogger } from '@wrs/observability';
+import { createLogger, NestPinoLogger, natsCheck, postgresCheck, startOpsServer, startTracing } from '@wrs/observability';
 import { startRunWorker } from './run-worker';
 
-void runService('run-worker', async () => {
+void runService('run-worker', async (lifecycle) => {
   const config = loadConfig(WorkerEnv, process.env);
+  lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
+  const tracing = startTracing({ service: 'run-worker', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const offers = parseProviderOffers(config.PROVIDERS_JSON);
   const nc = await connectNats(config.NATS_URL, 'run-worker');
   const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
@@ -20,18 +22,31 @@ void runService('run-worker', async () => {
     offers,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
     idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,
+    streamReplicas: config.JETSTREAM_REPLICAS,
     containerEngineSocket: config.CONTAINER_ENGINE_SOCKET,
     providerUnresponsiveMs: config.PROVIDER_UNRESPONSIVE_SECONDS * 1000,
+    providerProbeIntervalMs: config.PROVIDER_PROBE_INTERVAL_MS,
     failpoint: config.FAILPOINT,
     privateKeks: config.CREDENTIALS_KEK_PRIVATE_KEYS
       ? readPrivateKeks('CREDENTIALS_KEK_PRIVATE_KEYS', config.CREDENTIALS_KEK_PRIVATE_KEYS)
       : new Map(),
     log,
   });
-  log('info', 'started');
+  // The worker serves no HTTP: the operator port is its only one.
+  const ops = await startOpsServer({
+    service: 'run-worker',
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    checks: [natsCheck(nc), postgresCheck(db)],
+    draining: () => lifecycle.draining,
+    nestLogger: new NestPinoLogger(logger),
+  });
+  log('info', 'started', { opsUrl: ops.url });
   return async () => {
     await worker.stop();
     await nc.drain();
     await db.destroy();
+    await tracing.shutdown();
+    await ops.close();
   };
 });

@@ -1,6 +1,17 @@
-import { placementCandidates, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
+import {
+  AUTO,
+  AUTO_POLICY,
+  placementCandidates,
+  type FailoverCode,
+  type FailureCode,
+  type PlacementCandidate,
+  type ProviderOffer,
+  type RunCommand,
+  type RunView,
+} from '@wrs/domain';
 import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
+import { observeDispatch } from './dispatch-observation';
 import { ProviderError, type RunProvider } from './providers/provider';
 import type { ProviderRegistry } from './providers/provider-registry';
 import type { RunCommandHandler } from './run-command-handler';
@@ -112,32 +123,47 @@ export class Reconciler {
   }
 
   /**
-   * Places the run by the `auto` policy (priority, then configured order) and fails over: a candidate
-   * that is full or whose provider refuses is skipped, and the placement records each skip and why.
+   * Places the run by the `auto` policy (priority, then cost, then load, then configured order) and
+   * fails over: a candidate that is full, unhealthy (for `auto` only: a provider asked for by name is
+   * tried anyway) or whose provider refuses is skipped, and the placement records each skip and why.
    */
   private async dispatch(run: RunView): Promise<void> {
-    const candidates = placementCandidates(this.offers, run.requested.provider, run.requested.region);
-    const failovers: { provider: string; region: string; code: string; message: string }[] = [];
+    const candidates = await this.rankedCandidates(run);
+    const failovers: Failover[] = [];
     for (const candidate of candidates) {
       const provider = this.providers.get(candidate.provider);
       const capacity = this.offers.find((o) => o.provider === candidate.provider)?.capacity;
       if (!provider) {
-        failovers.push({ ...candidate, code: 'provider_error', message: 'the provider is not available to this worker' });
+        failovers.push({ provider: candidate.provider, region: candidate.region, code: 'provider_error', message: 'the provider is not available to this worker' });
         continue;
       }
-      if (capacity !== undefined && (await this.queries.countPlaced(candidate.provider, candidate.region)) >= capacity) {
-        failovers.push({ ...candidate, code: 'no_capacity', message: `all ${capacity} places are in use` });
+      if (capacity !== undefined && (candidate.load ?? 0) >= capacity) {
+        failovers.push({ provider: candidate.provider, region: candidate.region, code: 'no_capacity', message: `all ${capacity} places are in use` });
+        continue;
+      }
+      const health = this.providers.health.verdict(candidate.provider, run.workspaceId);
+      if (!health.healthy && run.requested.provider === AUTO) {
+        failovers.push({ provider: candidate.provider, region: candidate.region, code: 'unhealthy', message: `skipped: ${health.reason}` });
         continue;
       }
       const placement = {
-        ...candidate,
+        provider: candidate.provider,
+        region: candidate.region,
         reason: placementReason(run, candidates.length, failovers.length),
         candidates,
         ...(failovers.length > 0 ? { failovers: [...failovers] } : {}),
       };
+      // Opened outside the try: a failure to read our own store is not the provider's.
+      const credential = await this.vault.open(run.workspaceId, candidate.provider, candidate.region);
       try {
-        await provider.submit(run, placement, await this.vault.open(run.workspaceId, candidate.provider, candidate.region));
+        await observeDispatch(candidate.provider, () => provider.submit(run, placement, credential));
+        this.providers.health.recordSuccess(candidate.provider, run.workspaceId);
       } catch (error) {
+        // Only a certain refusal counts against health here: after an unclear failure (the provider may
+        // have started the workload) the run must not be moved elsewhere by an `unhealthy` skip.
+        if (error instanceof ProviderError && error.code === 'provider_error') {
+          this.providers.health.recordFailure(candidate.provider, run.workspaceId, error);
+        }
         if (!(error instanceof ProviderError)) {
           throw error;
         }
@@ -145,19 +171,28 @@ export class Reconciler {
           await this.execute(run, { type: 'FailRun', failure: { code: error.code, message: error.message }, now: this.now() });
           return;
         }
-        failovers.push({ ...candidate, code: error.code, message: error.message });
+        failovers.push({ provider: candidate.provider, region: candidate.region, code: error.code, message: error.message });
         continue;
       }
       this.failpoint('worker.after-submit');
       await this.execute(run, { type: 'DispatchRun', placement, now: this.now() });
       return;
     }
-    const tried = failovers.map((f) => `${f.provider}/${f.region}: ${f.code}`).join('; ');
+    const tried = failovers.map((f) => `${f.provider}/${f.region}: ${f.code}: ${f.message}`).join('; ');
     await this.execute(run, {
       type: 'FailRun',
-      failure: { code: 'no_capacity', message: tried ? `no candidate could take the run (${tried})` : 'no configured provider offers the requested placement' },
+      failure: {
+        code: finalFailureCode(failovers),
+        message: tried ? `no candidate could take the run (${tried})` : 'no configured provider offers the requested placement',
+      },
       now: this.now(),
     });
+  }
+
+  /** The candidates in policy order, each with its load: the unfinished runs placed there now. */
+  private async rankedCandidates(run: RunView): Promise<PlacementCandidate[]> {
+    const loads = await this.queries.placedCounts();
+    return placementCandidates(this.offers, run.requested.provider, run.requested.region, (p, r) => loads.get(`${p}/${r}`) ?? 0);
   }
 
   private async observe(run: RunView): Promise<void> {
@@ -180,7 +215,16 @@ export class Reconciler {
       });
       return;
     }
-    const observation = await provider.observe(run);
+    const observation = await provider.observe(run).then(
+      (seen) => {
+        this.providers.health.recordSuccess(provider.name, run.workspaceId);
+        return seen;
+      },
+      (error: unknown) => {
+        this.providers.health.recordFailure(provider.name, run.workspaceId, error);
+        throw error;
+      },
+    );
     switch (observation.phase) {
       case 'pending':
         return;
@@ -193,6 +237,11 @@ export class Reconciler {
         // Every line the workload wrote is recorded before its end.
         await this.recordLogs(run, provider);
         await this.execute(run, { type: 'CompleteRun', exitCode: observation.exitCode, now: this.now() });
+        await provider.release?.(run);
+        return;
+      case 'failed':
+        await this.recordLogs(run, provider);
+        await this.execute(run, { type: 'FailRun', failure: { code: observation.code, message: observation.reason }, now: this.now() });
         await provider.release?.(run);
         return;
       case 'lost':
@@ -250,10 +299,31 @@ export function timeoutOf(run: RunView): number {
 
 const MAX_RUN_SECONDS = 86_400;
 
+interface Failover {
+  readonly provider: string;
+  readonly region: string;
+  readonly code: FailoverCode;
+  readonly message: string;
+}
+
+/**
+ * Why a run no candidate could take failed: when every candidate failed for the same reason, that
+ * reason (a missing credential or a refusing provider tells the user what to fix; a provider skipped
+ * as unhealthy is a provider error); else no capacity.
+ */
+function finalFailureCode(failovers: readonly Failover[]): FailureCode {
+  const codes = new Set(failovers.map((f) => f.code));
+  const [only] = codes;
+  if (codes.size !== 1 || only === undefined) {
+    return 'no_capacity';
+  }
+  return only === 'unhealthy' ? 'provider_error' : only;
+}
+
 function placementReason(run: RunView, candidates: number, skipped: number): string {
   const policy =
     run.requested.provider === 'auto' || run.requested.region === 'auto'
-      ? `auto: ${candidates} candidate(s) by provider priority, then configured region order`
+      ? `auto: ${candidates} candidate(s) by ${AUTO_POLICY}`
       : 'as requested';
   return skipped > 0 ? `${policy}; ${skipped} candidate(s) before this one could not take the run` : policy;
 }

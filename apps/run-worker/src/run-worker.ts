@@ -2,20 +2,23 @@ import type { KeyObject } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ProviderOffer } from '@wrs/domain';
-import { Failpoint } from '@wrs/config';
+import { Failpoint, kindOf } from '@wrs/config';
 import { DurableConsumer, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import { ProviderCredentials, RunProjection, RunQueries } from '@wrs/persistence';
 import type { DataSource } from 'typeorm';
 import { CommandConsumer } from './command-consumer';
+import { idsFromSubject, observedBatchHandler, observedHandler } from './observed-handler';
 import { CredentialVault } from './credential-vault';
 import { ProjectionConsumer } from './projection-consumer';
 import { ContainerProvider } from './providers/container.provider';
 import { EngineClient } from './providers/engine-client';
+import { KubernetesProvider } from './providers/kubernetes.provider';
 import type { RunProvider } from './providers/provider';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
 import { Reconciler } from './reconciler';
 import { RunCommandHandler } from './run-command-handler';
+import { reportWorkerGauges } from './worker-metrics';
 
 export interface RunWorkerOptions {
   readonly nc: NatsConnection;
@@ -24,10 +27,14 @@ export interface RunWorkerOptions {
   readonly offers: readonly ProviderOffer[];
   readonly reconcileIntervalMs: number;
   readonly idempotencyRetentionMs: number;
+  /** Copies of each JetStream stream (JETSTREAM_REPLICAS): the same for every service that creates them. */
+  readonly streamReplicas: number;
   /** Private key-encryption keys by id: what opens stored provider credentials at dispatch. */
   readonly privateKeks: ReadonlyMap<string, KeyObject>;
   readonly containerEngineSocket?: string | undefined;
   readonly providerUnresponsiveMs: number;
+  /** How often providers with a global health endpoint are probed (default 10 s). */
+  readonly providerProbeIntervalMs?: number;
   /** Fault injection for crash tests: the process dies (SIGKILL) at this named site. */
   readonly failpoint?: string | undefined;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -37,34 +44,46 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/** How many commands one worker process decides at once (each waits mostly on JetStream). */
+const COMMAND_CONCURRENCY = 32;
+/** The most events the projection commits in one transaction. */
+const PROJECTION_BATCH = 256;
+
 /** Wires the worker: command decisions, the Postgres projection and the reconciler that drives runs. */
 export async function startRunWorker(options: RunWorkerOptions): Promise<RunningWorker> {
   const { nc, db, namespace, offers, log } = options;
   const names = new StreamNames(namespace);
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm, names, { idempotencyRetentionMs: options.idempotencyRetentionMs });
+  await ensureStreams(jsm, names, { idempotencyRetentionMs: options.idempotencyRetentionMs, replicas: options.streamReplicas });
   const failpoint = new Failpoint(options.failpoint);
   const handler = new RunCommandHandler(new RunEventStore(js, jsm, names));
+  const vault = new CredentialVault(new ProviderCredentials(db), options.privateKeks);
+  const providers = new ProviderRegistry(
+    offers.flatMap((offer): RunProvider[] => {
+      switch (kindOf(offer)) {
+        case 'container':
+          return options.containerEngineSocket ? [new ContainerProvider(new EngineClient(options.containerEngineSocket), offer.provider)] : [];
+        case 'kubernetes':
+          // Each workspace's own cluster, from its stored credential.
+          return [new KubernetesProvider(offer.provider, (workspaceId, provider, region) => vault.open(workspaceId, provider, region))];
+        case 'simulator':
+          return [new SimulatorProvider(offer.provider)];
+      }
+    }),
+    options.providerProbeIntervalMs ? { probeIntervalMs: options.providerProbeIntervalMs } : {},
+  );
   const reconciler = new Reconciler(
     new RunQueries(db),
     handler,
-    new ProviderRegistry(
-      offers.flatMap((offer): RunProvider[] => {
-        const kind = offer.kind ?? offer.provider;
-        if (kind === 'container') {
-          return options.containerEngineSocket ? [new ContainerProvider(new EngineClient(options.containerEngineSocket), offer.provider)] : [];
-        }
-        return [new SimulatorProvider(offer.provider)];
-      }),
-    ),
+    providers,
     offers,
-    new CredentialVault(new ProviderCredentials(db), options.privateKeks),
+    vault,
     {
       intervalMs: options.reconcileIntervalMs,
       batchSize: 500,
       unresponsiveAfterMs: options.providerUnresponsiveMs,
-      onError: (error, run) => log('warn', 'reconcile failed', { runId: run.runId, error: String(error) }),
+      onError: (error, run) => log('warn', 'reconcile failed', { runId: run.runId, workspaceId: run.workspaceId, error: String(error) }),
     },
     () => new Date(),
     (name) => failpoint.hit(name),
@@ -72,7 +91,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const commands = new CommandConsumer(handler);
   const projection = new ProjectionConsumer(new RunProjection(db), (run) => reconciler.poke(run));
   const onError = (kind: string) => (error: unknown, message: { seq: number; subject: string }) =>
-    log('warn', `${kind} message failed; it will be redelivered`, { seq: message.seq, error: String(error) });
+    log('warn', `${kind} message failed; it will be redelivered`, { seq: message.seq, ...idsFromSubject(message), error: String(error) });
   const commandConsumer = new DurableConsumer(js, jsm, {
     stream: names.commandsStream,
     durable: names.workerCommandsConsumer(),
@@ -87,12 +106,36 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     ackWaitMs: 30_000,
     onError: onError('projection'),
   });
-  await commandConsumer.start((m) => commands.handle(m));
-  await projectionConsumer.start((m) => projection.handle(m));
+  // Commands of different runs are decided in parallel, those of one run in order (a cancel after
+  // its create); the projection takes whatever has arrived as one batch.
+  await commandConsumer.start(
+    observedHandler('commands', idsFromSubject, async (m) => {
+      const disposition = await commands.handle(m);
+      // One line per command (as many as create and cancel requests), with the request and trace ids.
+      log('info', 'command handled', { seq: m.seq, disposition });
+      return disposition;
+    }),
+    { concurrency: COMMAND_CONCURRENCY, keyOf: (m) => m.subject.slice(m.subject.lastIndexOf('.') + 1) },
+  );
+  await projectionConsumer.startBatches(
+    observedBatchHandler('projection', idsFromSubject, (ms, within) => projection.handleBatch(ms, within)),
+    PROJECTION_BATCH,
+  );
+  providers.health.start();
   reconciler.start();
+  const stopGauges = reportWorkerGauges(
+    jsm,
+    [
+      { label: 'commands', stream: names.commandsStream, durable: names.workerCommandsConsumer() },
+      { label: 'projection', stream: names.eventsStream, durable: names.projectionConsumer() },
+    ],
+    db,
+  );
   return {
     stop: async () => {
+      stopGauges();
       await reconciler.stop();
+      await providers.health.stop();
       await commandConsumer.stop();
       await projectionConsumer.stop();
     },

@@ -1,5 +1,5 @@
 import type { RelayEnv } from '@wrs/config';
-import { connectHttpService } from '@wrs/edge';
+import { connectHttpService, type HttpServiceConnections } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits } from '@wrs/limits';
 import { RateLimiter, RunEventFeed, StreamLeases } from '@wrs/messaging';
 import { RunQueries, Workspaces } from '@wrs/persistence';
@@ -8,6 +8,8 @@ import type { RelayModuleOptions } from './relay.module';
 export interface RelayDependencies {
   readonly module: RelayModuleOptions;
   readonly allowedOrigins: readonly string[];
+  /** What readiness checks. */
+  readonly connections: Pick<HttpServiceConnections, 'nc' | 'db' | 'redis'>;
   close(): Promise<void>;
 }
 
@@ -16,10 +18,10 @@ export interface RelayDependencies {
  * only serves the `reset` event's current state and the workspace's limits: a small pool.
  */
 export async function connectRelayDependencies(config: RelayEnv): Promise<RelayDependencies> {
-  const { js, jsm, names, db, redis, auth, close } = await connectHttpService(config, 'stream-relay', 4);
+  const { nc, js, jsm, names, db, redis, auth, close } = await connectHttpService(config, 'stream-relay', 4);
   return {
     module: {
-      feed: new RunEventFeed(js, jsm, names),
+      feed: new RunEventFeed(js, jsm, names, nc),
       queries: new RunQueries(db),
       limits: new EffectiveLimits(new Workspaces(db), defaultWorkspaceLimits(config)),
       rateLimiter: new RateLimiter(redis, config.NAMESPACE),
@@ -34,6 +36,7 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
       },
     },
     allowedOrigins: auth.allowedOrigins,
+    connections: { nc, db, redis },
     close,
   };
 }

@@ -8,7 +8,7 @@ import { loadConfig, RelayEnv } from '@wrs/config';
 import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import type { RunEvent } from '@wrs/domain';
-import { connectNats, ensureStreams, RunCommandBus, RunEventStore, StreamNames } from '@wrs/messaging';
+import { connectNats, ensureStreams, RunCommandBus, RunEventFeed, RunEventStore, StreamNames } from '@wrs/messaging';
 import {
   contractValidator,
   expressRoutes,
@@ -255,6 +255,31 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     // From the id the reset gave, the resume is exact again (no reset).
     const after = await follow(runId, { 'last-event-id': String(seqs[2]) });
     expect(after.events.map((e) => e.event)).toEqual(['run.succeeded']);
+  });
+
+  it('sends no reset when the run is created and projected between the stream opening and the gap check (chaos finding)', async () => {
+    const runId = randomUUID();
+    const events = finishedRun(runId, 'ws-a');
+    const seqs = await appendAll(runId, events);
+    const db = await openDatabase(env.database);
+    const projection = new RunProjection(db);
+    for (const [i, e] of events.entries()) {
+      await projection.project(runId, seqs[i]!, e);
+    }
+    await db.destroy();
+    // The stream opens the moment the run is accepted and has no event yet; by the time the relay
+    // looks for the run's row, the worker has appended and projected its events.
+    const feed = app.get(RunEventFeed);
+    const last = jest.spyOn(feed, 'last').mockResolvedValueOnce(null);
+    const accepted = jest.spyOn(feed, 'accepted').mockResolvedValueOnce(true);
+    try {
+      const result = await follow(runId);
+      expect(result.events.map((e) => e.event)).toEqual(events.map((e) => e.type));
+      expect(result.events.map((e) => Number(e.id))).toEqual(seqs);
+    } finally {
+      last.mockRestore();
+      accepted.mockRestore();
+    }
   });
 
   it('closes a stream at its maximum duration so the client resumes', async () => {

@@ -4,8 +4,10 @@ import { isTerminalEventType, isUuid, toRunResource, type RunView } from '@wrs/d
 import { RunEventFeed, StreamLeases, type FeedEvent, type StreamLease, type Subscription } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
+import { rateLimitRejections, sseEventsSent, sseOpenStreams } from '@wrs/observability';
 import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
+import { deliverObserved } from './event-delivery';
 import { parseLastEventId } from './last-event-id';
 import { SseWriter } from './sse-writer';
 
@@ -58,6 +60,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
     const { maxEventStreams } = await this.limits.for(workspaceId);
     const lease = await this.leases.acquire(workspaceId, maxEventStreams);
     if (!lease.granted) {
+      rateLimitRejections.inc({ limit: 'event_streams' });
       throw new ProblemError('too_many_streams', { headers: { 'Retry-After': '5' }, params: { limit: maxEventStreams } });
     }
     try {
@@ -79,6 +82,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
     this.open.add(subscription);
     const sse = new SseWriter(res, this.options);
     sse.open(this.options.retryMs);
+    sseOpenStreams.inc();
     const heartbeat = setInterval(() => {
       sse.heartbeat();
       void lease.renew();
@@ -102,12 +106,13 @@ export class RunEventsController implements BeforeApplicationShutdown {
           first = false;
           await this.resetIfEventsWereRemoved(sse, workspaceId, runId, after, event);
         }
-        await sse.event(event.seq, event.envelope.type, event.json);
+        await deliverObserved(event, () => sse.event(event.seq, event.envelope.type, event.json));
         if (isTerminalEventType(event.envelope.type)) {
           break;
         }
       }
     } finally {
+      sseOpenStreams.dec();
       clearInterval(heartbeat);
       clearTimeout(deadline);
       this.open.delete(subscription);
@@ -140,6 +145,13 @@ export class RunEventsController implements BeforeApplicationShutdown {
     if (!first && !run) {
       return null; // accepted, not yet created: nothing was removed
     }
+    // The run had no event when the stream opened, and has a row now: the worker may have created
+    // and projected it in between. Only when its events are still missing after the row was read were
+    // they removed; otherwise the subscription delivers them all, and a reset would be a false alarm
+    // (found by the chaos run: followers of just-created runs got `reset` at id 0).
+    if (!first && (await this.feed.last(workspaceId, runId))) {
+      return null;
+    }
     const firstAvailableId = first?.seq ?? null;
     const data = JSON.stringify({
       type: 'reset',
@@ -149,6 +161,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
       data: { reason: 'events_removed', firstAvailableId, run: run ? toRunResource(run) : null },
     });
     await sse.event(firstAvailableId === null ? after : firstAvailableId - 1, 'reset', data);
+    sseEventsSent.inc({ type: 'reset' });
     return run;
   }
 }

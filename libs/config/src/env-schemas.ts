@@ -5,8 +5,37 @@ import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from
 export const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 
+/** The operator port (health and metrics), draining and tracing: every long-running service has them. */
+export class OperationsEnv {
+  /** Port of /metrics, /health/live and /health/ready; unset: none (the ingress never routes to it). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @Matches(/^[\d.:a-fA-F]+$|^localhost$/, { message: 'METRICS_HOST must be an IP address or localhost' })
+  METRICS_HOST = '127.0.0.1';
+
+  /**
+   * After SIGTERM, how long the service keeps serving with readiness false before it stops accepting:
+   * the time Kubernetes needs to take it out of its Service's endpoints.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
+  SHUTDOWN_DELAY_MS = 0;
+
+  /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); unset: tracing is off. */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s?#]+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL without query' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+}
+
 /** Variables every service reads. Defaults are the local servers on loopback. */
-export class CommonEnv {
+export class CommonEnv extends OperationsEnv {
   @Matches(/^(nats|tls|wss?):\/\/[^\s]+$|^[\w.-]+:\d+$/, { message: 'NATS_URL must be a nats:// URL or host:port' })
   NATS_URL = 'nats://127.0.0.1:4222';
 
@@ -32,6 +61,13 @@ export class CommonEnv {
   @Min(1)
   @Max(30 * 24 * 3600)
   IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
+
+  /** Copies JetStream keeps of each stream: 1 on one server, 3 on a 3-node cluster (production). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  JETSTREAM_REPLICAS = 1;
 }
 
 /** Variables of the services that serve HTTP (api, stream-relay). */
@@ -174,6 +210,13 @@ export class WorkerEnv extends CommonEnv {
   @Max(86400)
   PROVIDER_UNRESPONSIVE_SECONDS = 300;
 
+  /** How often providers with a global health endpoint (container: the engine's /_ping) are probed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  PROVIDER_PROBE_INTERVAL_MS = 10000;
+
   /** Fault injection for tests: the name of a crash site. Never set in production. */
   @IsOptional()
   @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
@@ -195,7 +238,7 @@ export class WorkerEnv extends CommonEnv {
   RECONCILE_INTERVAL_MS = 200;
 }
 
-export class GatewayEnv {
+export class GatewayEnv extends OperationsEnv {
   @Transform(toInt)
   @IsInt()
   @Min(0)

@@ -8,6 +8,14 @@ export const DEFAULT_PROVIDER_OFFERS: readonly ProviderOffer[] = [
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
+/** What can run workloads; a provider's kind defaults to its name. */
+export const PROVIDER_KINDS = ['simulator', 'container', 'kubernetes'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+export function kindOf(offer: ProviderOffer): ProviderKind {
+  return (offer.kind ?? offer.provider) as ProviderKind;
+}
+
 export function parseProviderOffers(json: string | undefined): readonly ProviderOffer[] {
   if (json === undefined || json.trim() === '') {
     return DEFAULT_PROVIDER_OFFERS;
@@ -20,7 +28,7 @@ export function parseProviderOffers(json: string | undefined): readonly Provider
   }
   if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every(isOffer)) {
     throw new ConfigError([
-      'PROVIDERS_JSON: must be a non-empty array of {"provider": name, "kind"?: "simulator"|"container", "regions": [name, ...], "priority": integer, "capacity"?: integer}',
+      `PROVIDERS_JSON: must be a non-empty array of {"provider": name, "kind"?: ${PROVIDER_KINDS.map((k) => `"${k}"`).join('|')}, "regions": [name, ...], "priority": integer, "cost"?: number >= 0, "capacity"?: integer >= 0}`,
     ]);
   }
   return parsed;
@@ -39,7 +47,8 @@ function isOffer(value: unknown): value is ProviderOffer {
     v['regions'].length > 0 &&
     v['regions'].every((r) => typeof r === 'string' && NAME.test(r) && r !== 'auto') &&
     Number.isInteger(v['priority']) &&
-    ['simulator', 'container'].includes((v['kind'] ?? v['provider']) as string) &&
+    (PROVIDER_KINDS as readonly unknown[]).includes(v['kind'] ?? v['provider']) &&
+    (v['cost'] === undefined || (typeof v['cost'] === 'number' && Number.isFinite(v['cost']) && v['cost'] >= 0)) &&
     (v['capacity'] === undefined || (Number.isInteger(v['capacity']) && (v['capacity'] as number) >= 0))
   );
 }

@@ -1,28 +1,45 @@
+/** Where a service is in its life: readiness reads `draining`; main sets the delay from its config. */
+export class ServiceLifecycle {
+  draining = false;
+  /** How long to keep serving (readiness false) after SIGTERM before stopping: SHUTDOWN_DELAY_MS. */
+  drainDelayMs = 0;
+}
+
 /**
  * Runs a service's main: start it, stop it cleanly on SIGTERM/SIGINT, and turn start-up failures that
  * an operator can fix (bad configuration, a dependency that is down) into one clear line and exit 1.
+ * On a signal the service first turns unready (so Kubernetes stops routing to it), keeps serving for
+ * the drain delay, then stops. The handlers are there from the first moment: a signal that arrives
+ * while the service is still starting stops it as soon as it has started, cleanly.
  */
-export function runService(name: string, start: () => Promise<() => Promise<void>>): Promise<void> {
-  return start().then(
-    (stop) => {
-      let stopping = false;
-      const shutdown = (signal: string): void => {
-        if (stopping) {
-          return;
-        }
-        stopping = true;
-        console.log(JSON.stringify({ level: 'info', service: name, msg: 'stopping', signal }));
-        stop().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            console.error(`${name}: error while stopping: ${String(error)}`);
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
-      process.once('SIGINT', () => shutdown('SIGINT'));
-    },
+export function runService(name: string, start: (lifecycle: ServiceLifecycle) => Promise<() => Promise<void>>): Promise<void> {
+  const lifecycle = new ServiceLifecycle();
+  let stopping = false;
+  const started = start(lifecycle);
+  const shutdown = (signal: string): void => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    lifecycle.draining = true;
+    console.log(JSON.stringify({ level: 'info', service: name, msg: 'stopping', signal, drainDelayMs: lifecycle.drainDelayMs }));
+    started
+      .then(async (stop) => {
+        await new Promise((resolve) => setTimeout(resolve, lifecycle.drainDelayMs));
+        await stop();
+      })
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(`${name}: error while stopping: ${String(error)}`);
+          process.exit(1);
+        },
+      );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  return started.then(
+    () => undefined,
     (error: unknown) => {
       const known = error instanceof Error && /Error$/.test(error.name) && OPERATOR_ERRORS.has(error.name);
       console.error(`${name}: ${known ? error.message : describe(error)}`);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -19,8 +20,18 @@ export interface StackSettings {
   /** How many processes of each kind (1 by default); the gateway spreads requests over them. */
   readonly replicas?: Partial<Record<'api' | 'stream-relay' | 'run-worker', number>>;
   readonly extraEnv?: Record<string, string>;
+  /** Node options for every service (the bench passes `--cpu-prof` here; NODE_OPTIONS refuses it). */
+  readonly nodeArgs?: readonly string[];
+  /**
+   * Run each service from its container image (`<repository>/<kind>:<tag>`, as
+   * scripts/podman/build-images.sh makes them) with Podman on the host network, instead of as a
+   * Node process from distDir.
+   */
+  readonly images?: { readonly repository: string; readonly tag: string; readonly podmanEnv: Record<string, string> };
   /** Where each process's output goes: a line at a time, prefixed by the process name. */
   readonly onOutput?: (service: string, line: string) => void;
+  /** How long a service may take to answer after it starts (30 s by default; a loaded machine needs more). */
+  readonly startTimeoutMs?: number;
 }
 
 type Kind = 'api' | 'stream-relay' | 'run-worker' | 'gateway' | 'migrate';
@@ -44,6 +55,8 @@ const MAINS: Record<Kind, string> = {
 export class LocalStack {
   readonly processes = new Map<ServiceName, ChildProcess>();
   private readonly ports = new Map<ServiceName, number>();
+  /** Each process's operator port (health and metrics), never behind the gateway. */
+  private readonly metricsPorts = new Map<ServiceName, number>();
 
   constructor(private readonly settings: StackSettings) {}
 
@@ -66,17 +79,17 @@ export class LocalStack {
     await this.runToCompletion('migrate');
     const all = [...this.instances('api'), ...this.instances('stream-relay'), ...this.instances('run-worker'), 'gateway'];
     for (const service of all) {
+      this.metricsPorts.set(service, await freePort());
+    }
+    for (const service of all) {
       this.startService(service);
     }
-    await waitFor(`${this.baseUrl}/version`, 30_000);
+    await waitFor(`${this.baseUrl}/version`, this.settings.startTimeoutMs ?? 30_000);
     await Promise.all(this.instances('stream-relay').map((name) => this.waitUntilServing(name)));
   }
 
   startService(service: ServiceName, envOverrides: Record<string, string> = {}): ChildProcess {
-    const child = spawn(process.execPath, [join(this.settings.distDir, MAINS[kindOf(service)])], {
-      env: { ...this.envFor(service), ...envOverrides },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = this.launch(service, { ...this.envFor(service), ...envOverrides });
     this.processes.set(service, child);
     this.forwardOutput(service, child);
     return child;
@@ -89,7 +102,12 @@ export class LocalStack {
       return;
     }
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
+    if (this.settings.images) {
+      // The child is the podman client: a signal it cannot pass on (SIGKILL) must reach the container.
+      await this.podman(['kill', '--signal', signal, this.containerName(service)]).catch(() => undefined);
+    } else {
+      child.kill(signal);
+    }
     await exited;
   }
 
@@ -105,11 +123,16 @@ export class LocalStack {
     return this.ports.get(service);
   }
 
+  /** A process's operator port: /metrics, /health/live, /health/ready. */
+  metricsPortOf(service: ServiceName): number | undefined {
+    return this.metricsPorts.get(service);
+  }
+
   /** For an HTTP service: until it answers on its port. */
   async waitUntilServing(service: ServiceName): Promise<void> {
     const port = this.ports.get(service);
     if (port !== undefined) {
-      await waitFor(`http://127.0.0.1:${port}/api/v1/version`, 30_000, [200, 401, 404, 405]);
+      await waitFor(`http://127.0.0.1:${port}/api/v1/version`, this.settings.startTimeoutMs ?? 30_000, [200, 401, 404, 405]);
     }
   }
 
@@ -136,25 +159,64 @@ export class LocalStack {
         : {}),
       ...s.extraEnv,
     };
+    const metrics: Record<string, string> = this.metricsPorts.has(service) ? { METRICS_PORT: String(this.metricsPorts.get(service)) } : {};
     const urls = (kind: 'api' | 'stream-relay'): string =>
       this.instances(kind).map((name) => `http://127.0.0.1:${this.ports.get(name)}`).join(',');
     switch (kindOf(service)) {
       case 'api':
       case 'stream-relay':
-        return { ...common, PORT: String(this.ports.get(service)) };
+        return { ...common, ...metrics, PORT: String(this.ports.get(service)) };
       case 'gateway':
-        return { PATH: common['PATH'], PORT: String(s.gatewayPort), API_UPSTREAM: urls('api'), RELAY_UPSTREAM: urls('stream-relay') };
+        return { PATH: common['PATH'], ...metrics, PORT: String(s.gatewayPort), API_UPSTREAM: urls('api'), RELAY_UPSTREAM: urls('stream-relay') };
       case 'run-worker':
+        return { ...common, ...metrics };
       case 'migrate':
         return common;
     }
   }
 
-  private async runToCompletion(service: 'migrate'): Promise<void> {
-    const child = spawn(process.execPath, [join(this.settings.distDir, MAINS[service])], {
-      env: this.envFor(service),
-      stdio: ['ignore', 'pipe', 'pipe'],
+  /** Starts a service as a Node process, or as its container when the stack runs images. */
+  private launch(service: ServiceName, env: NodeJS.ProcessEnv): ChildProcess {
+    const images = this.settings.images;
+    if (!images) {
+      return spawn(process.execPath, [...(this.settings.nodeArgs ?? []), join(this.settings.distDir, MAINS[kindOf(service)])], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    }
+    const names = Object.keys(env).filter((name) => name !== 'PATH');
+    // Files the services read (keys) are mounted read-only at the same path, so the variables hold,
+    // and handed to the image's user (`U`), as a Kubernetes Secret volume with an fsGroup would be.
+    const files = names.map((name) => env[name] ?? '').flatMap((value) => value.split(',').map((v) => v.replace(/^[\w-]+:/, '')));
+    const mounts = [...new Set(files.filter(isRegularFile))].flatMap((f) => ['--volume', `${f}:${f}:ro,U`]);
+    return spawn(
+      'podman',
+      [
+        'run', '--rm', '--name', this.containerName(service), '--network', 'host', '--read-only', '--tmpfs', '/tmp',
+        '--security-opt', 'no-new-privileges', '--cap-drop', 'ALL',
+        ...names.flatMap((name) => ['--env', name]),
+        ...mounts,
+        `${images.repository}/${kindOf(service)}:${images.tag}`,
+      ],
+      // Values reach the container through podman's environment (`--env NAME`), never its arguments.
+      { env: { ...env, ...images.podmanEnv, PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+  }
+
+  containerName(service: ServiceName): string {
+    return `${this.settings.namespace}-${service}`;
+  }
+
+  private podman(args: string[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('podman', args, { env: { ...process.env, ...this.settings.images?.podmanEnv }, stdio: 'ignore' });
+      child.once('error', reject);
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`podman ${args[0]} exited with ${code}`))));
     });
+  }
+
+  private async runToCompletion(service: 'migrate'): Promise<void> {
+    const child = this.launch(service, this.envFor(service));
     this.forwardOutput(service, child);
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     if (code !== 0) {
@@ -174,6 +236,14 @@ export class LocalStack {
         lines.forEach((line) => emit(service, line));
       });
     }
+  }
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return path.startsWith('/') && statSync(path).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createAuthSetup, type AuthSetup } from '@wrs/auth';
 import type { HttpServiceEnv } from '@wrs/config';
-import { connectNats, connectRedis, ensureStreams, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { connectNats, connectRedis, ensureStreams, streamSettingsOf, StreamNames, TokenRevocations } from '@wrs/messaging';
 import { openDatabase } from '@wrs/persistence';
 import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
@@ -33,7 +33,7 @@ export async function connectHttpService(
   const names = new StreamNames(config.NAMESPACE);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  await ensureStreams(jsm, names, { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000 });
+  await ensureStreams(jsm, names, streamSettingsOf(config));
   const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: dbPoolSize }).catch(
     async (error: unknown) => {
       await nc.close();

@@ -2,6 +2,7 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC, authOf } from '@wrs/auth';
 import { RateLimiter, rateLimitHeaders } from '@wrs/messaging';
+import { rateLimitRejections } from '@wrs/observability';
 import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { EffectiveLimits } from './workspace-limits';
@@ -44,6 +45,7 @@ export class RateLimitGuard implements CanActivate {
       res.setHeader(name, value);
     }
     if (!decision.allowed) {
+      rateLimitRejections.inc({ limit: 'requests' });
       throw new ProblemError('rate_limited', {
         headers: { ...headers, 'Retry-After': String(Math.max(1, decision.retryAfterSeconds)) },
         params: { policies: decision.policies.map((p) => ({ name: p.name, limit: p.limit, windowSeconds: p.windowSeconds })) },

@@ -6,6 +6,7 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from '@nats-io/jetstream';
+import { KeyedWorkQueue } from './keyed-work-queue';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -20,14 +21,31 @@ export interface DurableConsumerOptions {
   readonly onError: (error: unknown, message: JsMsg) => void;
 }
 
+export interface ConcurrentHandling {
+  /** How many messages are handled at once by this process. */
+  readonly concurrency: number;
+  /** Messages with the same key are handled one after another, in delivery order (e.g. a run id). */
+  readonly keyOf: (message: JsMsg) => string;
+}
+
+/** How long to wait before a failed message is delivered again: grows with its delivery count. */
+export function backoffFor(message: JsMsg): number {
+  return Math.min(5000, 100 * 2 ** Math.min(message.info.deliveryCount, 6));
+}
+
 /**
  * A shared durable pull consumer: every replica of a service binds to the same durable, so JetStream
  * spreads messages over them, and a message is acknowledged only after its handler succeeded; if the
  * process dies first, JetStream delivers it again (at-least-once, made safe by idempotent handlers).
+ *
+ * Messages are taken as they arrive while earlier ones are still in hand (one at a time would make the
+ * worker's throughput one round trip per message); the number in hand is bounded, so a backlog stays
+ * in JetStream rather than in memory.
  */
 export class DurableConsumer {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
+  private readonly inHand = new Set<Promise<void>>();
 
   constructor(
     private readonly js: JetStreamClient,
@@ -35,7 +53,57 @@ export class DurableConsumer {
     private readonly options: DurableConsumerOptions,
   ) {}
 
-  async start(handle: (message: JsMsg) => Promise<Disposition>): Promise<void> {
+  /** Handles each message on its own, up to `concurrency` at once, in order per key. */
+  async start(
+    handle: (message: JsMsg) => Promise<Disposition>,
+    handling: ConcurrentHandling = { concurrency: 1, keyOf: () => '' },
+  ): Promise<void> {
+    const queue = new KeyedWorkQueue(handling.concurrency);
+    await this.pump(async (message) => {
+      await queue.whenBelowLimit();
+      this.track(queue.push(handling.keyOf(message), () => this.settle(message, () => handle(message))));
+    });
+  }
+
+  /**
+   * Handles messages in batches of up to `maxBatch`: whatever arrived while the previous batch was in
+   * hand. The handler answers one disposition per message, in the same order.
+   */
+  async startBatches(handleBatch: (messages: readonly JsMsg[]) => Promise<readonly Disposition[]>, maxBatch: number): Promise<void> {
+    const waiting: JsMsg[] = [];
+    let running: Promise<void> | undefined;
+    let roomForMore: (() => void) | undefined;
+    const drain = async (): Promise<void> => {
+      while (waiting.length > 0) {
+        const batch = waiting.splice(0, maxBatch);
+        roomForMore?.();
+        roomForMore = undefined;
+        await this.settleBatch(batch, handleBatch);
+      }
+      running = undefined;
+    };
+    await this.pump(async (message) => {
+      waiting.push(message);
+      if (!running) {
+        running = drain();
+        this.track(running);
+      }
+      if (waiting.length >= maxBatch * 2) {
+        await new Promise<void>((resolve) => (roomForMore = resolve));
+      }
+    });
+  }
+
+  /** Stops taking messages and waits for those in hand: nothing is half-handled at shutdown. */
+  async stop(): Promise<void> {
+    await this.messages?.close();
+    await this.loop;
+    while (this.inHand.size > 0) {
+      await Promise.all([...this.inHand]);
+    }
+  }
+
+  private async pump(take: (message: JsMsg) => Promise<void>): Promise<void> {
     const { stream, durable, filterSubject, ackWaitMs } = this.options;
     const existing = await this.jsm.consumers.info(stream, durable).catch(() => null);
     if (!existing) {
@@ -49,35 +117,54 @@ export class DurableConsumer {
       });
     }
     const consumer = await this.js.consumers.get(stream, durable);
-    this.messages = await consumer.consume({ max_messages: 64 });
+    this.messages = await consumer.consume({ max_messages: 256 });
     const messages = this.messages;
     this.loop = (async () => {
       for await (const message of messages) {
-        await this.dispatch(message, handle);
+        await take(message);
       }
     })();
   }
 
-  /** Stops taking messages and waits for the one in hand: nothing is half-handled at shutdown. */
-  async stop(): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
+  private track(work: Promise<void>): void {
+    this.inHand.add(work);
+    void work.finally(() => this.inHand.delete(work));
   }
 
-  private async dispatch(message: JsMsg, handle: (message: JsMsg) => Promise<Disposition>): Promise<void> {
+  private async settle(message: JsMsg, handle: () => Promise<Disposition>): Promise<void> {
     let disposition: Disposition;
     try {
-      disposition = await handle(message);
+      disposition = await handle();
     } catch (error) {
       this.options.onError(error, message);
-      disposition = { retryAfterMs: Math.min(5000, 100 * 2 ** Math.min(message.info.deliveryCount, 6)) };
+      disposition = { retryAfterMs: backoffFor(message) };
     }
-    if (disposition === 'ack') {
-      message.ack();
-    } else if (disposition === 'drop') {
-      message.term();
-    } else {
-      message.nak(disposition.retryAfterMs);
+    apply(message, disposition);
+  }
+
+  private async settleBatch(
+    batch: JsMsg[],
+    handleBatch: (messages: readonly JsMsg[]) => Promise<readonly Disposition[]>,
+  ): Promise<void> {
+    let dispositions: readonly Disposition[];
+    try {
+      dispositions = await handleBatch(batch);
+    } catch (error) {
+      for (const message of batch) {
+        this.options.onError(error, message);
+      }
+      dispositions = batch.map((message) => ({ retryAfterMs: backoffFor(message) }));
     }
+    batch.forEach((message, i) => apply(message, dispositions[i] ?? { retryAfterMs: backoffFor(message) }));
+  }
+}
+
+function apply(message: JsMsg, disposition: Disposition): void {
+  if (disposition === 'ack') {
+    message.ack();
+  } else if (disposition === 'drop') {
+    message.term();
+  } else {
+    message.nak(disposition.retryAfterMs);
   }
 }

@@ -5,6 +5,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import type { StreamNames } from './names';
+import { publishTraced } from './traced-publish';
 import type { CancelRunCommandMessage, CreateRunCommandMessage, IdempotencyClaim } from './run-commands';
 
 export type ClaimResult = { readonly claimed: true } | { readonly claimed: false; readonly existing: IdempotencyClaim };
@@ -24,7 +25,7 @@ export class RunCommandBus {
   async claimIdempotencyKey(workspaceId: string, keyHash: string, claim: IdempotencyClaim): Promise<ClaimResult> {
     const subject = this.names.idempotencyClaim(workspaceId, keyHash);
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await this.publishFirst(subject, claim)) {
+      if (await this.publishFirst('run.idempotency.claim', subject, claim)) {
         return { claimed: true };
       }
       const existing = await this.jsm.streams.getMessage(this.names.commandsStream, { last_by_subj: subject });
@@ -46,7 +47,7 @@ export class RunCommandBus {
 
   /** Publishes the create command once; a retry for the same run finds it there and is a no-op. */
   async publishCreate(command: CreateRunCommandMessage): Promise<void> {
-    await this.publishFirst(this.names.createCommand(command.workspaceId, command.runId), command);
+    await this.publishFirst('run.command.create', this.names.createCommand(command.workspaceId, command.runId), command);
   }
 
   async findCreate(workspaceId: string, runId: string): Promise<CreateRunCommandMessage | null> {
@@ -57,15 +58,15 @@ export class RunCommandBus {
   }
 
   async publishCancel(command: CancelRunCommandMessage): Promise<void> {
-    await this.js.publish(this.names.cancelCommand(command.workspaceId, command.runId), JSON.stringify(command), {
+    await publishTraced(this.js, 'run.command.cancel', this.names.cancelCommand(command.workspaceId, command.runId), JSON.stringify(command), {
       msgID: `cancel:${command.runId}:${command.requestId}`,
     });
   }
 
   /** True when this publish is the subject's first message; false when one was already there. */
-  private async publishFirst(subject: string, payload: object): Promise<boolean> {
+  private async publishFirst(operation: string, subject: string, payload: object): Promise<boolean> {
     try {
-      const ack = await this.js.publish(subject, JSON.stringify(payload), { expect: { lastSubjectSequence: 0 } });
+      const ack = await publishTraced(this.js, operation, subject, JSON.stringify(payload), { expect: { lastSubjectSequence: 0 } });
       return !ack.duplicate;
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) {

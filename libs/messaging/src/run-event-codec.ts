@@ -1,4 +1,6 @@
-import type { RunEvent } from '@wrs/domain';
+import type { JsMsg } from '@nats-io/jetstream';
+import { isUuid, type RunEvent } from '@wrs/domain';
+import { parseRunEventsSubject } from './names';
 
 /**
  * The bytes of one event in JetStream. The same JSON is the SSE `data:` line, so the relay sends what
@@ -23,4 +25,17 @@ export function encodeRunEvent(workspaceId: string, runId: string, event: RunEve
 export function decodeRunEvent(bytes: Uint8Array): { envelope: RunEventEnvelope; event: RunEvent } {
   const envelope = JSON.parse(decoder.decode(bytes)) as RunEventEnvelope;
   return { envelope, event: { type: envelope.type, data: envelope.data } as RunEvent };
+}
+
+/** A message of the events stream as the event of a run, or null if it cannot be one. */
+export function runEventOf(message: JsMsg): { runId: string; workspaceId: string; seq: number; event: RunEvent } | null {
+  const ids = parseRunEventsSubject(message.subject);
+  if (!ids || !isUuid(ids.runId)) {
+    return null;
+  }
+  try {
+    return { ...ids, seq: message.seq, event: decodeRunEvent(message.data).event };
+  } catch {
+    return null;
+  }
 }

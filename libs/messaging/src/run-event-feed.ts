@@ -1,6 +1,6 @@
 import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { StreamNames } from './names';
-import type { MsgHdrs } from '@nats-io/nats-core';
+import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { decodeRunEvent, type RunEventEnvelope } from './run-event-codec';
 import { PREVIOUS_EVENT_HEADER } from './run-event-store';
 
@@ -11,6 +11,8 @@ export interface FeedEvent {
   readonly envelope: RunEventEnvelope;
   /** The stored JSON, sent as it is. */
   readonly json: string;
+  /** The message's headers: the trace context and request id of what decided the event. */
+  readonly headers?: MsgHdrs | undefined;
 }
 
 export interface Subscription extends AsyncIterable<FeedEvent> {
@@ -22,11 +24,32 @@ export interface Subscription extends AsyncIterable<FeedEvent> {
  * starting right after the last id the client has. Stateless: any replica can serve any resume.
  */
 export class RunEventFeed {
+  private readonly open = new Set<Subscription>();
+
+  /**
+   * With the connection, every open subscription ends when it reconnects: an ordered consumer that
+   * lived through a NATS restart can stop delivering for good (found by the chaos run: streams kept
+   * sending heartbeats and no event), while one made after the reconnect works. The relay then ends
+   * those streams and their clients resume exactly with Last-Event-ID on a fresh consumer.
+   */
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly names: StreamNames,
-  ) {}
+    connection?: NatsConnection,
+  ) {
+    if (connection) {
+      void this.endStreamsOnReconnect(connection);
+    }
+  }
+
+  private async endStreamsOnReconnect(connection: NatsConnection): Promise<void> {
+    for await (const status of connection.status()) {
+      if (status.type === 'reconnect') {
+        await Promise.all([...this.open].map((subscription) => subscription.close()));
+      }
+    }
+  }
 
   async last(workspaceId: string, runId: string): Promise<FeedEvent | null> {
     const message = await this.jsm.streams.getMessage(this.names.eventsStream, {
@@ -52,17 +75,21 @@ export class RunEventFeed {
       opt_start_seq: afterSeq + 1,
     });
     const messages: ConsumerMessages = await consumer.consume({ max_messages: 256 });
-    return {
+    const open = this.open;
+    const subscription: Subscription = {
       close: async () => {
+        open.delete(subscription);
         await messages.close();
       },
       async *[Symbol.asyncIterator]() {
         for await (const m of messages) {
           const json = m.string();
-          yield { seq: m.seq, previous: previousOf(m.headers), envelope: decodeRunEvent(m.data).envelope, json };
+          yield { seq: m.seq, previous: previousOf(m.headers), envelope: decodeRunEvent(m.data).envelope, json, headers: m.headers };
         }
       },
     };
+    this.open.add(subscription);
+    return subscription;
   }
 }
 

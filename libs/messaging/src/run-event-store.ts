@@ -9,6 +9,7 @@ import { headers } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import type { StreamNames } from './names';
 import { decodeRunEvent, encodeRunEvent } from './run-event-codec';
+import { publishTraced } from './traced-publish';
 
 /** Header naming the sequence of the run's previous event (0 for its first). */
 export const PREVIOUS_EVENT_HEADER = 'Run-Previous-Seq';
@@ -86,7 +87,7 @@ export class RunEventStore {
         // by retention or purge) from ids that simply belong to other runs.
         const meta = headers();
         meta.set(PREVIOUS_EVENT_HEADER, String(version));
-        const ack = await this.js.publish(subject, encodeRunEvent(workspaceId, runId, event), {
+        const ack = await publishTraced(this.js, 'run.event', subject, encodeRunEvent(workspaceId, runId, event), {
           // JetStream dedupes message ids stream-wide: scope them to the run.
           msgID: `${runId}:${messageIdBase}:${index}`,
           expect: { lastSubjectSequence: version },

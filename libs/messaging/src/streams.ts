@@ -8,26 +8,42 @@ export interface StreamSettings {
   readonly idempotencyRetentionMs: number;
   /** How long a revocation is kept: longer than any token can live, after which it is moot. */
   readonly revocationRetentionMs?: number;
+  /** Copies of each stream in a JetStream cluster (1 by default; 3 in production). */
+  readonly replicas?: number;
+}
+
+/** The stream settings a service's configuration asks for. */
+export function streamSettingsOf(config: { IDEMPOTENCY_RETENTION_SECONDS: number; JETSTREAM_REPLICAS: number }): StreamSettings {
+  return { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000, replicas: config.JETSTREAM_REPLICAS };
 }
 
 export const DEFAULT_STREAM_SETTINGS: StreamSettings = { idempotencyRetentionMs: 24 * 60 * 60 * 1000 };
 const DEFAULT_REVOCATION_RETENTION_MS = 2 * 60 * 60 * 1000;
 
-/** Creates the two streams if missing; safe to call from every service at start. */
+/** Creates the streams if missing (or brings them in line with the settings); safe from every service at start. */
 export async function ensureStreams(
   jsm: JetStreamManager,
   names: StreamNames,
   settings: StreamSettings = DEFAULT_STREAM_SETTINGS,
 ): Promise<void> {
-  await addOrUpdate(jsm, {
+  for (const config of streamConfigs(names, settings)) {
+    await addOrUpdate(jsm, config);
+  }
+}
+
+/** The three streams as configured: run events, commands (with the idempotency claims), revocations. */
+export function streamConfigs(names: StreamNames, settings: StreamSettings): StreamConfig[] {
+  const num_replicas = settings.replicas ?? 1;
+  return [{
+    num_replicas,
     name: names.eventsStream,
     subjects: [names.allRunEvents()],
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
     duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
-  });
-  await addOrUpdate(jsm, {
+  }, {
+    num_replicas,
     name: names.commandsStream,
     subjects: names.commandSubjects(),
     storage: StorageType.File,
@@ -36,8 +52,8 @@ export async function ensureStreams(
     max_age: settings.idempotencyRetentionMs * NANOS_PER_MS,
     // JetStream requires the dedupe window to fit in the retention.
     duplicate_window: Math.min(2 * 60 * 1000, settings.idempotencyRetentionMs) * NANOS_PER_MS,
-  });
-  await addOrUpdate(jsm, {
+  }, {
+    num_replicas,
     name: names.revocationsStream,
     subjects: [names.allRevokedTokens()],
     storage: StorageType.File,
@@ -45,7 +61,7 @@ export async function ensureStreams(
     discard: DiscardPolicy.Old,
     max_age: (settings.revocationRetentionMs ?? DEFAULT_REVOCATION_RETENTION_MS) * NANOS_PER_MS,
     duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
-  });
+  }];
 }
 
 type StreamConfig = Parameters<JetStreamManager['streams']['add']>[0];
@@ -59,11 +75,17 @@ async function addOrUpdate(jsm: JetStreamManager, config: StreamConfig): Promise
     return;
   }
   const current = existing.config;
-  if ((config.max_age ?? 0) !== current.max_age || (config.duplicate_window ?? current.duplicate_window) !== current.duplicate_window) {
+  if (
+    (config.max_age ?? 0) !== current.max_age ||
+    (config.duplicate_window ?? current.duplicate_window) !== current.duplicate_window ||
+    (config.num_replicas ?? current.num_replicas) !== current.num_replicas
+  ) {
+    // A cluster scales a stream's replicas in place; retention follows the configuration.
     await jsm.streams.update(name, {
       ...current,
       max_age: config.max_age ?? 0,
       duplicate_window: config.duplicate_window ?? current.duplicate_window,
+      num_replicas: config.num_replicas ?? current.num_replicas,
     });
   }
 }

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger } from 'pino';
+import { logContextFields } from './log-context';
 
 /**
  * Paths that may hold a secret if a careless line ever logs a request or a config object: they are
@@ -23,15 +24,21 @@ const REDACT = [
 
 export type AppLogger = Logger;
 
-/** JSON lines on stdout, one logger per service; `LOG_LEVEL` sets the level. */
-export function createLogger(service: string, level: string): AppLogger {
-  return pino({
+/**
+ * JSON lines on stdout, one logger per service; `LOG_LEVEL` sets the level. JSON in every environment
+ * (no pretty printer is shipped): pipe through `npx pino-pretty` locally if you want colours. Every line
+ * carries the run, workspace, request and trace it was written for (see log-context.ts).
+ */
+export function createLogger(service: string, level: string, destination?: pino.DestinationStream): AppLogger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
+    mixin: logContextFields,
     redact: { paths: REDACT, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Nest's own messages (and the problem filter's) go through the same JSON logger. */
@@ -51,8 +58,14 @@ export class NestPinoLogger implements LoggerService {
     this.logger.warn({ context }, String(message));
   }
 
+  /** An object message becomes fields (its `msg` the message): `new Logger('x').debug({ msg, seq })`. */
   debug(message: unknown, context?: string): void {
-    this.logger.debug({ context }, String(message));
+    if (message !== null && typeof message === 'object') {
+      const { msg, ...fields } = message as Record<string, unknown>;
+      this.logger.debug({ context, ...fields }, String(msg));
+    } else {
+      this.logger.debug({ context }, String(message));
+    }
   }
 
   verbose(message: unknown, context?: string): void {

@@ -1,31 +1,58 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
+import { addLogContext } from './log-context';
 import type { AppLogger } from './logger';
+import { httpRequestDuration } from './metrics/catalogue';
+import { methodLabel } from './metrics/http-method';
+import { tracer } from './tracing/tracing';
 
 /**
- * One line per request: method, the route template (never the raw URL, which could carry ids or a
- * refused credential), status, duration, request id, and the workspace and run when known.
+ * One line, one histogram sample and one server span per request: method, the route template (never
+ * the raw URL, which could carry ids or a refused credential), status, duration, request id, trace id,
+ * and the workspace and run when known. The span continues a W3C `traceparent` the caller sent.
  */
 export function requestLogMiddleware(logger: AppLogger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    res.on('finish', () => log(logger, req, res, started, 'request'));
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    // Span names and attributes take the method as a label does: a client can send any method name.
+    const method = methodLabel(req.method);
+    const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+    const active = addLogContext(trace.setSpan(parent, span), { requestId: (req as Request & { requestId?: string }).requestId });
+    // Body and socket events fire outside this request's async context: bind them, or the handlers
+    // that run after the body arrives would lose the span and the request id.
+    context.bind(active, req);
+    context.bind(active, res);
+    res.on('finish', () => finish(logger, req, res, started, span, 'request'));
     res.on('close', () => {
       if (!res.writableFinished) {
-        log(logger, req, res, started, 'request closed by the client');
+        finish(logger, req, res, started, span, 'request closed by the client');
       }
     });
-    next();
+    context.with(active, next);
   };
 }
 
-function log(logger: AppLogger, req: Request, res: Response, started: bigint, msg: string): void {
+function finish(logger: AppLogger, req: Request, res: Response, started: bigint, span: Span, msg: string): void {
   const auth = (req as Request & { auth?: { workspaceId: string } }).auth;
+  const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const method = methodLabel(req.method);
+  httpRequestDuration.observe({ route, method, status: String(res.statusCode) }, seconds);
+  span.updateName(`${method} ${route}`);
+  span.setAttributes({ 'http.route': route, 'http.response.status_code': res.statusCode });
+  if (res.statusCode >= 500) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+  const spanContext = span.spanContext();
   const fields = {
     method: req.method,
-    route: req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched',
+    route,
     status: res.statusCode,
-    durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+    durationMs: seconds * 1000,
     requestId: (req as Request & { requestId?: string }).requestId,
+    ...(trace.isSpanContextValid(spanContext) ? { traceId: spanContext.traceId } : {}),
     ...(auth ? { workspaceId: auth.workspaceId } : {}),
     ...(typeof req.params?.['runId'] === 'string' ? { runId: req.params['runId'] } : {}),
   };

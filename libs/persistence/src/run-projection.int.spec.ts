@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { fold, type RunEvent } from '@wrs/domain';
+import fc from 'fast-check';
+import { decide, fold, type RunEvent } from '@wrs/domain';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { migrate, openDatabase } from './data-source';
@@ -76,6 +77,52 @@ describe('RunProjection against real Postgres', () => {
     }
   });
 
+  it('ends every run in the fold of its events when batches mix runs, repeat events and race each other', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 1_000_000 }), async (runs, seed) => {
+        const runIds = Array.from({ length: runs }, () => randomUUID());
+        const deliveries = runIds.flatMap((runId) => lifecycle(runId).flatMap((e) => [{ runId, ...e }, { runId, ...e }]));
+        const shuffled = shuffle(deliveries, seed);
+        // Two replicas take alternate slices of the shuffled deliveries, as batches of uneven sizes.
+        const batches: (typeof deliveries)[] = [];
+        for (let i = 0, size = 1; i < shuffled.length; i += size, size = (size % 5) + 1) {
+          batches.push(shuffled.slice(i, i + size));
+        }
+        const replicaA = batches.filter((_, i) => i % 2 === 0);
+        const replicaB = batches.filter((_, i) => i % 2 === 1);
+        const results = await Promise.all(
+          [replicaA, replicaB].map(async (own) => {
+            const seen = [];
+            for (const batch of own) {
+              seen.push(...(await projection.projectBatch(batch)));
+            }
+            return seen;
+          }),
+        );
+        for (const runId of runIds) {
+          expect(await queries.find('ws', runId)).toEqual({ ...fold(lifecycle(runId).map((e) => e.event)), terminal: true, version: 19 });
+        }
+        // Each event was reported as newly applied exactly once, whichever replica and batch had it.
+        const applied = results.flat().flatMap((r) => r.appliedSeqs.map((seq) => `${r.runId}:${seq}`));
+        expect(applied.sort()).toEqual(runIds.flatMap((id) => lifecycle(id).map((e) => `${id}:${e.seq}`)).sort());
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('stores the log lines a workload prints, whatever their characters (NUL, broken surrogates)', async () => {
+    const runId = randomUUID();
+    const [created, dispatched, started] = lifecycle(runId);
+    const state = fold([created!.event, dispatched!.event, started!.event]);
+    const logs = decide(
+      { type: 'RecordLogs', fromIndex: 0, lines: [{ stream: 'stdout', line: 'a\u0000b' }, { stream: 'stderr', line: '\ud800x' }], now: at(3) },
+      state,
+    );
+    await projection.projectBatch([created!, dispatched!, started!, ...logs.map((event, i) => ({ seq: 16 + i, event }))].map((e) => ({ runId, ...e })));
+    const stored: { event: { data: { line: string } } }[] = await db.query(`SELECT event FROM run_events WHERE run_id = $1 AND type = 'run.log' ORDER BY seq`, [runId]);
+    expect(stored.map((r) => r.event.data.line)).toEqual(['a\uFFFDb', '\uFFFDx']);
+  });
+
   it('hides a run from another workspace', async () => {
     const runId = randomUUID();
     const [first] = lifecycle(runId);
@@ -83,3 +130,20 @@ describe('RunProjection against real Postgres', () => {
     expect(await queries.find('other', runId)).toBeNull();
   });
 });
+
+/** A deterministic shuffle (mulberry32), so a failing seed can be replayed. */
+function shuffle<T>(items: readonly T[], seed: number): T[] {
+  let a = seed;
+  const random = (): number => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

@@ -1,28 +1,76 @@
-import { toRunView, type RunView } from '@wrs/domain';
+import { toRunView, type RunState, type RunView } from '@wrs/domain';
 import type { DataSource } from 'typeorm';
 import { RunEntity } from './entities/run.entity';
+import type { RunListFilter, RunPage } from './run-list';
 
 export class RunQueries {
   constructor(private readonly db: DataSource) {}
 
   /** The run if it belongs to the workspace; a foreign run is exactly as absent as a missing one. */
   async find(workspaceId: string, runId: string): Promise<RunView | null> {
-    const row = await this.db.getRepository(RunEntity).findOneBy({ id: runId, workspaceId });
-    return row ? toRunView(row.body, row.version) : null;
+    // A plain query: this is the hottest read of the service, and the ORM's per-call work dominates it.
+    const rows: { body: RunState; version: string }[] = await this.db.query(
+      'SELECT body, version FROM runs WHERE id = $1 AND workspace_id = $2',
+      [runId, workspaceId],
+    );
+    const row = rows[0];
+    return row ? toRunView(row.body, Number(row.version)) : null;
   }
 
-  /** How many of the workspace's runs are not finished: what the active-runs quota counts. */
-  async countActive(workspaceId: string): Promise<number> {
-    return this.db.getRepository(RunEntity).countBy({ workspaceId, terminal: false });
+  /**
+   * A page of the workspace's runs, newest first (ties by id, so the order is total and a keyset
+   * cursor never skips or repeats a run), served by the (workspace_id, created_at DESC, id DESC) index.
+   */
+  async list(workspaceId: string, filter: RunListFilter): Promise<RunPage> {
+    const params: unknown[] = [workspaceId];
+    const where = ['workspace_id = $1'];
+    const bind = (value: unknown): string => `$${params.push(value)}`;
+    if (filter.after) {
+      where.push(`(created_at, id) < (${bind(filter.after.createdAt)}::timestamptz, ${bind(filter.after.id)}::uuid)`);
+    }
+    if (filter.states) {
+      where.push(`state = ANY(${bind(filter.states)}::text[])`);
+    }
+    if (filter.createdAfter) {
+      where.push(`created_at >= ${bind(filter.createdAfter)}::timestamptz`);
+    }
+    if (filter.createdBefore) {
+      where.push(`created_at < ${bind(filter.createdBefore)}::timestamptz`);
+    }
+    if (filter.idempotencyKey !== undefined) {
+      where.push(`body->>'idempotencyKey' = ${bind(filter.idempotencyKey)}`);
+    }
+    const rows: { body: RunState; version: string }[] = await this.db.query(
+      `SELECT body, version FROM runs WHERE ${where.join(' AND ')}
+       ORDER BY created_at DESC, id DESC LIMIT ${bind(filter.limit + 1)}`,
+      params,
+    );
+    const items = rows.slice(0, filter.limit).map((row) => toRunView(row.body, Number(row.version)));
+    return { items, more: rows.length > filter.limit };
   }
 
-  /** Unfinished runs placed on a provider and region: what a capacity limit counts. */
-  async countPlaced(provider: string, region: string): Promise<number> {
+  /**
+   * The workspace's unfinished runs, counted up to `atMost`: a quota check needs to know only whether
+   * the limit is reached, and must not cost more as a workspace's backlog grows.
+   */
+  async countActive(workspaceId: string, atMost: number): Promise<number> {
     const rows: { n: string }[] = await this.db.query(
-      `SELECT count(*) AS n FROM runs WHERE NOT terminal AND body->'placement'->>'provider' = $1 AND body->'placement'->>'region' = $2`,
-      [provider, region],
+      `SELECT count(*) AS n FROM (SELECT 1 FROM runs WHERE workspace_id = $1 AND NOT terminal LIMIT $2) AS active`,
+      [workspaceId, atMost],
     );
     return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Unfinished runs per placed provider and region, in one query: the load `auto` ranks by and what a
+   * capacity limit counts. Keyed by `provider/region`.
+   */
+  async placedCounts(): Promise<Map<string, number>> {
+    const rows: { provider: string; region: string; n: string }[] = await this.db.query(
+      `SELECT body->'placement'->>'provider' AS provider, body->'placement'->>'region' AS region, count(*) AS n
+         FROM runs WHERE NOT terminal AND body->'placement' IS NOT NULL AND body->'placement' <> 'null'::jsonb GROUP BY 1, 2`,
+    );
+    return new Map(rows.map((r) => [`${r.provider}/${r.region}`, Number(r.n)]));
   }
 
   /** Runs not yet in a terminal state, least recently changed first: what the reconciler drives. */

@@ -26,6 +26,11 @@ export const PROBLEMS = {
     retryable: false,
     title: 'Last-Event-ID must be a non-negative integer.',
   },
+  invalid_cursor: {
+    status: 400,
+    retryable: false,
+    title: 'The cursor was not made by this service; pass a nextCursor unchanged, or start again without one.',
+  },
   token_missing: { status: 401, retryable: false, title: 'A bearer token is required.' },
   token_malformed: { status: 401, retryable: false, title: 'The bearer token is malformed.' },
   token_invalid_signature: { status: 401, retryable: false, title: 'The bearer token signature is not valid.' },

@@ -8,3 +8,7 @@ export * from './eventually';
 export * from './sse-reader';
 export * from './express-routes';
 export * from './sign-jwt';
+export * from './fake-kubernetes/fake-kubernetes';
+export * from './faulty-proxy';
+export * from './contract-checked-fetch';
+export * from './tcp-proxy';

@@ -1,11 +1,12 @@
-import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { OptionalNotNull } from '../validation/optional';
 
 export class CreateProviderCredentialDto {
   @IsString()
   @Matches(/^[a-z][a-z0-9-]{0,62}$/, { message: 'provider must be a provider name' })
   provider!: string;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @Matches(/^[a-z][a-z0-9-]{0,62}$/, { message: 'region must be a region name' })
   region?: string;

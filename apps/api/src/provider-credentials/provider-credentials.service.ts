@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CredentialFingerprintIndex } from '@wrs/auth';
-import { lastFour, sealSecret } from '@wrs/credentials';
+import { kindOf } from '@wrs/config';
+import { lastFour, parseKubernetesCredential, sealSecret } from '@wrs/credentials';
 import { isUuid } from '@wrs/domain';
 import { ProviderCredentials, type ProviderCredentialSummary } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
@@ -35,6 +36,15 @@ export class ProviderCredentialsService {
     }
     if (body.region !== undefined && !offered.regions.includes(body.region)) {
       throw new ProblemError('unsupported_region', { params: { region: body.region, allowed: offered.regions } });
+    }
+    if (kindOf(offered) === 'kubernetes') {
+      // Caught here, not at a run's dispatch: the format is in the contract (a JSON object naming the cluster).
+      const parsed = parseKubernetesCredential(body.secret);
+      if (!parsed.ok) {
+        throw new ProblemError('validation_failed', {
+          params: { errors: [{ field: 'secret', message: `not a kubernetes credential: ${parsed.problem}` }] },
+        });
+      }
     }
     const id = randomUUID();
     const summary = await this.credentials.add({

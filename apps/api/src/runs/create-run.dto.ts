@@ -5,7 +5,6 @@ import {
   IsDefined,
   IsInt,
   IsObject,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -16,6 +15,7 @@ import {
   registerDecorator,
   type ValidationOptions,
 } from 'class-validator';
+import { OptionalNotNull } from '../validation/optional';
 
 /** An image reference: [registry[:port]/]path[:tag][@digest], lower-case path, no spaces. */
 const IMAGE_REFERENCE = /^[a-zA-Z0-9][a-zA-Z0-9._:/@-]*$/;
@@ -45,6 +45,19 @@ function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
+/** Kubernetes quantities, as the contract's Resources schema. */
+export class ResourcesDto {
+  @OptionalNotNull()
+  @IsString()
+  @Matches(/^([1-9][0-9]{0,5}m|[1-9][0-9]{0,2})$/, { message: 'cpu must be millicores (500m) or whole cores (2)' })
+  cpu?: string;
+
+  @OptionalNotNull()
+  @IsString()
+  @Matches(/^[1-9][0-9]{0,5}(Ki|Mi|Gi)$/, { message: 'memory must be a quantity in Ki, Mi or Gi (256Mi)' })
+  memory?: string;
+}
+
 export class WorkloadDto {
   @IsString()
   @MinLength(1, { context: { limit: 1 } })
@@ -52,29 +65,35 @@ export class WorkloadDto {
   @Matches(IMAGE_REFERENCE, { message: 'image must be a container image reference' })
   image!: string;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(64, { context: { limit: 64 } })
   @IsString({ each: true })
   @MaxLength(4096, { each: true, context: { limit: 4096 } })
   command?: string[];
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(256, { context: { limit: 256 } })
   @IsString({ each: true })
   @MaxLength(4096, { each: true, context: { limit: 4096 } })
   args?: string[];
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsEnvMap()
   env?: Record<string, string>;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(1, { context: { limit: 1 } })
   @Max(86400, { context: { limit: 86400 } })
   timeoutSeconds?: number;
+
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ResourcesDto)
+  resources?: ResourcesDto;
 }
 
 export class CreateRunDto {

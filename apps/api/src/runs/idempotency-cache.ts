@@ -3,6 +3,16 @@ import type { IdempotencyClaim } from '@wrs/messaging';
 
 export type LockResult = 'acquired' | 'held-by-another' | 'cache-unavailable';
 
+/** What the cache knows of a key when a create begins: its finished claim, or who holds its lock. */
+export type BeginResult = { readonly finished: IdempotencyClaim } | { readonly lock: LockResult };
+
+/** The finished claim if there is one, else the lock if free: one round trip for both questions. */
+const BEGIN_SCRIPT = `
+local done = redis.call('GET', KEYS[1])
+if done then return {'finished', done} end
+if redis.call('SET', KEYS[2], '1', 'PX', ARGV[1], 'NX') then return {'acquired'} end
+return {'held'}`;
+
 /**
  * The fast path of idempotency, in Redis: a short lock that tells a concurrent duplicate "still in
  * flight" (409, retryable), and the finished claim so a retry is answered without JetStream. Nothing
@@ -21,24 +31,26 @@ export class IdempotencyCache {
     private readonly lockMs = 5_000,
   ) {}
 
-  async finished(workspaceId: string, keyHash: string): Promise<IdempotencyClaim | null> {
-    const raw = await this.attempt(() => this.redis.get(this.key('done', workspaceId, keyHash)), null);
-    return raw ? (JSON.parse(raw) as IdempotencyClaim) : null;
-  }
-
-  async lock(workspaceId: string, keyHash: string): Promise<LockResult> {
-    const result = await this.attempt(
-      () => this.redis.set(this.key('lock', workspaceId, keyHash), '1', 'PX', this.lockMs, 'NX'),
+  async begin(workspaceId: string, keyHash: string): Promise<BeginResult> {
+    const reply = await this.attempt(
+      () =>
+        this.redis.eval(BEGIN_SCRIPT, 2, this.key('done', workspaceId, keyHash), this.key('lock', workspaceId, keyHash), this.lockMs) as Promise<
+          [string, string?]
+        >,
       undefined,
     );
-    if (result === undefined) {
-      return 'cache-unavailable';
+    if (reply === undefined) {
+      return { lock: 'cache-unavailable' };
     }
-    return result === 'OK' ? 'acquired' : 'held-by-another';
+    if (reply[0] === 'finished' && reply[1]) {
+      return { finished: JSON.parse(reply[1]) as IdempotencyClaim };
+    }
+    return { lock: reply[0] === 'acquired' ? 'acquired' : 'held-by-another' };
   }
 
-  async finish(workspaceId: string, keyHash: string, claim: IdempotencyClaim): Promise<void> {
-    await this.attempt(
+  /** Records the finished claim and releases the lock; false if Redis could not be told. */
+  async finish(workspaceId: string, keyHash: string, claim: IdempotencyClaim): Promise<boolean> {
+    const done = await this.attempt(
       () =>
         this.redis
           .multi()
@@ -47,6 +59,7 @@ export class IdempotencyCache {
           .exec(),
       null,
     );
+    return done !== null && done.every(([error]) => error === null);
   }
 
   async unlock(workspaceId: string, keyHash: string): Promise<void> {

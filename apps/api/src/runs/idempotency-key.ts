@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { ProblemError } from '@wrs/problem';
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
+/** What an Idempotency-Key may be: 1 to 255 printable ASCII characters. */
+export const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
 export function requireIdempotencyKey(value: string | undefined): string {
   if (value === undefined) {

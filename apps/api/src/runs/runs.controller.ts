@@ -1,15 +1,35 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
+import { idempotentReplays, runsCreated } from '@wrs/observability';
 import { requestIdOf } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
 import { toRunResource } from '@wrs/domain';
 import { RunsService } from './runs.service';
+import { parseListRunsQuery } from './list-runs-query';
+import { RunListService } from './run-list.service';
+import { encodeRunCursor } from './run-cursor';
 
 @Controller('runs')
 export class RunsController {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    private readonly runs: RunsService,
+    private readonly runList: RunListService,
+  ) {}
+
+  @Get()
+  async list(
+    @Req() req: Request,
+    @Query() query: Record<string, unknown>,
+  ): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+    const page = await this.runList.list(authOf(req).workspaceId, parseListRunsQuery(query));
+    const last = page.lastOfPage;
+    return {
+      items: page.items.map(toRunResource),
+      nextCursor: last ? encodeRunCursor({ createdAt: last.createdAt, id: last.runId }) : null,
+    };
+  }
 
   @Post()
   async create(
@@ -23,6 +43,9 @@ export class RunsController {
     res.status(201).setHeader('Location', `/api/v1/runs/${run.runId}`);
     if (replayed) {
       res.setHeader('Idempotent-Replayed', 'true');
+      idempotentReplays.inc();
+    } else {
+      runsCreated.inc();
     }
     return toRunResource(run);
   }

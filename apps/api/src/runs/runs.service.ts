@@ -5,6 +5,7 @@ import { checkRequestedPlacement, evolve, isUuid, toRunView, type ProviderOffer,
 import { RunCommandBus, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
+import { rateLimitRejections } from '@wrs/observability';
 import { ProblemError } from '@wrs/problem';
 import type { CreateRunDto } from './create-run.dto';
 import { IdempotencyCache } from './idempotency-cache';
@@ -44,16 +45,26 @@ export class RunsService {
     const canonical = canonicalize(body) as CreateRunDto;
     const fingerprint = fingerprintOf(canonical);
     const keyHash = sha256Hex(idempotencyKey);
-    const cached = await this.cache.finished(workspaceId, keyHash);
-    if (cached) {
-      return this.replay(cached, fingerprint, workspaceId, idempotencyKey, canonical, requestId);
+    // The cache and the quota are independent questions: ask both at once (one round trip each).
+    const [begun, quota] = await Promise.all([
+      this.cache.begin(workspaceId, keyHash),
+      this.activeRunsQuota(workspaceId).catch((error: unknown) => ({ error })),
+    ]);
+    if ('finished' in begun) {
+      return this.replay(begun.finished, fingerprint, workspaceId, idempotencyKey, canonical, requestId);
     }
-    await this.checkActiveRunsQuota(workspaceId, keyHash, fingerprint);
-    const lock = await this.cache.lock(workspaceId, keyHash);
+    const lock = begun.lock;
     if (lock === 'held-by-another') {
       throw new ProblemError('idempotency_in_flight', { headers: { 'Retry-After': '1' } });
     }
+    let unlocked = lock !== 'acquired';
     try {
+      if ('error' in quota) {
+        throw quota.error;
+      }
+      if (quota.exceeded) {
+        await this.refuseOverQuota(workspaceId, keyHash, fingerprint, quota);
+      }
       const offered = { runId: randomUUID(), fingerprint, createdAt: new Date().toISOString() };
       const claim = await this.commands.claimIdempotencyKey(workspaceId, keyHash, offered);
       const winner = claim.claimed ? offered : claim.existing;
@@ -65,10 +76,10 @@ export class RunsService {
       // finishes its work (the body is the same, the fingerprint says so).
       await this.commands.publishCreate(command);
       this.failpoint.hit('api.after-create-publish');
-      await this.cache.finish(workspaceId, keyHash, winner);
+      unlocked = await this.cache.finish(workspaceId, keyHash, winner);
       return { run: pendingRun(command), replayed: !claim.claimed };
     } finally {
-      if (lock === 'acquired') {
+      if (!unlocked) {
         await this.cache.unlock(workspaceId, keyHash);
       }
     }
@@ -76,21 +87,29 @@ export class RunsService {
 
   /**
    * A soft quota (concurrent creates may pass it by a few): a new run is refused while the workspace
-   * has as many unfinished runs as it may. A retry of a run already accepted is never refused by it.
+   * has as many unfinished runs as it may.
    */
-  private async checkActiveRunsQuota(workspaceId: string, keyHash: string, fingerprint: string): Promise<void> {
+  private async activeRunsQuota(workspaceId: string): Promise<{ exceeded: boolean; limit: number; active: number }> {
     const { maxActiveRuns } = await this.limits.for(workspaceId);
-    const active = await this.queries.countActive(workspaceId);
-    if (active < maxActiveRuns) {
-      return;
-    }
+    const active = await this.queries.countActive(workspaceId, maxActiveRuns);
+    return { exceeded: active >= maxActiveRuns, limit: maxActiveRuns, active };
+  }
+
+  /** Over quota, only a retry of a run already accepted goes on; anything else is refused. */
+  private async refuseOverQuota(
+    workspaceId: string,
+    keyHash: string,
+    fingerprint: string,
+    quota: { limit: number; active: number },
+  ): Promise<void> {
     const claim = await this.commands.findClaim(workspaceId, keyHash);
     if (claim?.fingerprint === fingerprint) {
       return;
     }
+    rateLimitRejections.inc({ limit: 'active_runs' });
     throw new ProblemError('active_runs_quota_exceeded', {
       headers: { 'Retry-After': '10' },
-      params: { limit: maxActiveRuns, active },
+      params: { limit: quota.limit, active: quota.active },
     });
   }
 
@@ -182,7 +201,8 @@ export function etagMatches(ifMatch: string, version: number): boolean {
     .some((tag) => tag === '*' || tag === `"${version}"`);
 }
 
-function pendingRun(command: CreateRunCommandMessage): RunView {
+/** The run as its create command describes it, before the worker has recorded anything (version 0). */
+export function pendingRun(command: CreateRunCommandMessage): RunView {
   const state = evolve(null, {
     type: 'run.created',
     data: {

@@ -6,11 +6,11 @@ import { EngineClient } from './engine-client';
 const SOCKET = process.env['WRS_TEST_CONTAINER_SOCKET'] ?? '/run/podman/podman.sock';
 const IMAGE = process.env['WRS_TEST_CONTAINER_IMAGE'] ?? 'localhost/wrs-test/base:bookworm';
 
-function runOf(command: string): RunView {
+function runOf(command: string, resources?: RunView['workload']['resources']): RunView {
   const at = new Date().toISOString();
   return toRunView(
     {
-      runId: randomUUID(), workspaceId: 'ws', state: 'queued', workload: { image: IMAGE, command: ['/bin/sh', '-c', command] },
+      runId: randomUUID(), workspaceId: 'ws', state: 'queued', workload: { image: IMAGE, command: ['/bin/sh', '-c', command], ...(resources ? { resources } : {}) },
       requested: { provider: 'container', region: 'local' }, placement: null, idempotencyKey: 'k', createdAt: at,
       dispatchedAt: null, startedAt: null, finishedAt: null, exitCode: null, failure: null, cancellation: null, logLines: 0,
     },
@@ -46,5 +46,26 @@ describe('ContainerProvider against a real engine', () => {
     expect((await provider.logs(run, 0)).map((l) => l.line)).toEqual(['once']);
     await provider.release(run);
     expect((await provider.observe(run)).phase).toBe('lost');
+  });
+
+  it('applies the workload\'s resources as the container\'s limits', async () => {
+    if (!ready) {
+      return;
+    }
+    const cg = '/sys/fs/cgroup';
+    const show =
+      `if [ -f ${cg}/memory.max ]; then cat ${cg}/memory.max ${cg}/cpu.max; ` +
+      `else cat ${cg}/memory/memory.limit_in_bytes; echo "$(cat ${cg}/cpu/cpu.cfs_quota_us) $(cat ${cg}/cpu/cpu.cfs_period_us)"; fi`;
+    const run = runOf(show, { cpu: '500m', memory: '256Mi' });
+    await provider.submit(run, placement);
+    for (let i = 0; i < 50 && (await provider.observe(run)).phase !== 'exited'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const lines = (await provider.logs(run, 0)).map((l) => l.line);
+    await provider.release(run);
+    // Memory in bytes; CPU as "<quota> <period>" (cgroup v2 cpu.max, or v1's two files): half a core.
+    expect(lines[0]).toBe(String(256 * 1024 * 1024));
+    const [quota, period] = (lines[1] ?? '').split(' ').map(Number);
+    expect(quota! / period!).toBeCloseTo(0.5);
   });
 });

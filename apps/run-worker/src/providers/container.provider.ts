@@ -1,6 +1,7 @@
 import type { Placement, RunView } from '@wrs/domain';
 import { demultiplexLogs, EngineClient } from './engine-client';
 import { ProviderError, type LogLine, type Observation, type RunProvider } from './provider';
+import { cpuNanos, memoryBytes } from './quantities';
 
 const LABEL_RUN = 'io.workload-run-service.run';
 const LABEL_WORKSPACE = 'io.workload-run-service.workspace';
@@ -27,7 +28,7 @@ export class ContainerProvider implements RunProvider {
         ...(run.workload.args ? { Cmd: run.workload.args } : {}),
         Env: Object.entries(run.workload.env ?? {}).map(([k, v]) => `${k}=${v}`),
         Labels: { [LABEL_RUN]: run.runId, [LABEL_WORKSPACE]: run.workspaceId },
-        HostConfig: { NetworkMode: 'none' },
+        HostConfig: { NetworkMode: 'none', ...limitsOf(run) },
       });
       if (created.status === 404) {
         throw new ProviderError('image_not_found', `the image ${run.workload.image} is not available to the container engine`);
@@ -75,6 +76,13 @@ export class ContainerProvider implements RunProvider {
     return res.status === 200 ? demultiplexLogs(res.body).slice(fromIndex) : [];
   }
 
+  async probe(): Promise<void> {
+    const res = await this.engine.call('GET', '/_ping');
+    if (res.status !== 200) {
+      throw new Error(`the container engine answered /_ping with HTTP ${res.status}`);
+    }
+  }
+
   async cancel(run: RunView): Promise<void> {
     await this.engine.call('POST', `/containers/${containerName(run)}/kill`);
   }
@@ -82,6 +90,12 @@ export class ContainerProvider implements RunProvider {
   async release(run: RunView): Promise<void> {
     await this.engine.call('DELETE', `/containers/${containerName(run)}?force=true`);
   }
+}
+
+/** The workload's resources as the engine's limits (none given: the engine's defaults). */
+function limitsOf(run: RunView): { NanoCpus?: number; Memory?: number } {
+  const { cpu, memory } = run.workload.resources ?? {};
+  return { ...(cpu ? { NanoCpus: cpuNanos(cpu) } : {}), ...(memory ? { Memory: memoryBytes(memory) } : {}) };
 }
 
 function containerName(run: RunView): string {

@@ -8,7 +8,7 @@ export interface LogLine {
 /** A provider's typed refusal: the run fails with this code (and `auto` may try the next candidate). */
 export class ProviderError extends Error {
   constructor(
-    readonly code: 'image_not_found' | 'provider_error' | 'no_capacity',
+    readonly code: 'image_not_found' | 'provider_error' | 'provider_credential_missing' | 'no_capacity',
     message: string,
   ) {
     super(message);
@@ -20,6 +20,8 @@ export type Observation =
   | { readonly phase: 'pending' }
   | { readonly phase: 'running' }
   | { readonly phase: 'exited'; readonly exitCode: number }
+  /** The provider ended the workload itself without an exit code of its own (its deadline, a missing image). */
+  | { readonly phase: 'failed'; readonly code: 'image_not_found' | 'timed_out' | 'provider_error'; readonly reason: string }
   /** The provider no longer knows the workload: it cannot finish by itself. */
   | { readonly phase: 'lost'; readonly reason: string };
 
@@ -36,6 +38,11 @@ export interface RunProvider {
   /** Log lines from `fromIndex` on (numbered from 0 over stdout and stderr together). */
   logs(run: RunView, fromIndex: number): Promise<LogLine[]>;
   cancel(run: RunView): Promise<void>;
+  /**
+   * Checks the provider's one global endpoint (e.g. the container engine); throws when it is not
+   * usable. Absent for providers without one (a Kubernetes cluster differs per workspace).
+   */
+  probe?(): Promise<void>;
   /** Frees what the run held once it is over (a container, a Job); optional. */
   release?(run: RunView): Promise<void>;
 }

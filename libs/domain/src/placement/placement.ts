@@ -1,13 +1,15 @@
-import type { Placement } from '../run/run.events';
+import type { Placement, PlacementCandidate } from '../run/run.events';
 
 /** What the operator configured: providers, their regions, and the order `auto` tries them in. */
 export interface ProviderOffer {
   readonly provider: string;
-  /** What runs the workloads: `simulator` or `container` (default: the provider's name). */
+  /** What runs the workloads: `simulator`, `container` or `kubernetes` (default: the provider's name). */
   readonly kind?: string;
   readonly regions: readonly string[];
   /** Lower is preferred. */
   readonly priority: number;
+  /** Relative cost of a run there (any unit, the same for every offer); between equal priorities, lower is preferred. Default 0. */
+  readonly cost?: number;
   /** Runs at once per region; none means as many as the provider takes. */
   readonly capacity?: number;
 }
@@ -36,21 +38,49 @@ export function checkRequestedPlacement(
 }
 
 /**
- * The `auto` policy: candidates in provider priority order (ties by name), each provider's regions in
- * the order configured. The first candidate is chosen; the rest are the failover order.
+ * The `auto` policy: candidates by provider priority, then cost, then load (unfinished runs placed
+ * there, when `loadOf` is given), then configured order (provider name, then the provider's region
+ * order). The first candidate is chosen; the rest are the failover order.
  */
 export function placementCandidates(
   offers: readonly ProviderOffer[],
   provider: string,
   region: string,
-): { provider: string; region: string }[] {
-  return [...offers]
+  loadOf?: (provider: string, region: string) => number,
+): PlacementCandidate[] {
+  const ranked = offers
     .filter((o) => provider === AUTO || o.provider === provider)
-    .sort((a, b) => a.priority - b.priority || a.provider.localeCompare(b.provider))
     .flatMap((o) =>
-      o.regions.filter((r) => region === AUTO || r === region).map((r) => ({ provider: o.provider, region: r })),
+      o.regions
+        .filter((r) => region === AUTO || r === region)
+        .map((r, order) => ({ offer: o, order, candidate: candidateOf(o, r, loadOf) })),
     );
+  ranked.sort(
+    (a, b) =>
+      a.offer.priority - b.offer.priority ||
+      (a.offer.cost ?? 0) - (b.offer.cost ?? 0) ||
+      (a.candidate.load ?? 0) - (b.candidate.load ?? 0) ||
+      a.offer.provider.localeCompare(b.offer.provider) ||
+      a.order - b.order,
+  );
+  return ranked.map((r) => r.candidate);
 }
+
+function candidateOf(
+  offer: ProviderOffer,
+  region: string,
+  loadOf: ((provider: string, region: string) => number) | undefined,
+): PlacementCandidate {
+  return {
+    provider: offer.provider,
+    region,
+    ...(offer.cost !== undefined ? { cost: offer.cost } : {}),
+    ...(loadOf ? { load: loadOf(offer.provider, region) } : {}),
+  };
+}
+
+/** The policy in words, for a placement's `reason`. */
+export const AUTO_POLICY = 'provider priority, then cost, then load, then configured order';
 
 export function choosePlacement(
   offers: readonly ProviderOffer[],
@@ -64,7 +94,7 @@ export function choosePlacement(
   }
   const reason =
     provider === AUTO || region === AUTO
-      ? `auto: first of ${candidates.length} candidate(s) by provider priority, then configured region order`
+      ? `auto: first of ${candidates.length} candidate(s) by ${AUTO_POLICY}`
       : 'as requested';
   return { provider: chosen.provider, region: chosen.region, reason, candidates };
 }

@@ -33,5 +33,30 @@ describe('placement', () => {
       allowed: ['auto', 'local-1', 'local-2'],
     });
   });
+  it('between equal priorities prefers the cheaper offer', () => {
+    const priced: ProviderOffer[] = [
+      { provider: 'alpha', regions: ['a-1'], priority: 0, cost: 5 },
+      { provider: 'beta', regions: ['b-1'], priority: 0, cost: 2 },
+      { provider: 'gamma', regions: ['g-1'], priority: 1, cost: 0 },
+    ];
+    expect(placementCandidates(priced, 'auto', 'auto').map((c) => c.provider)).toEqual(['beta', 'alpha', 'gamma']);
+  });
+  it('between equal priority and cost prefers the less loaded region, and records cost and load', () => {
+    const loads: Record<string, number> = { 'local-1': 4, 'local-2': 1 };
+    const candidates = placementCandidates([{ provider: 'sim', regions: ['local-1', 'local-2'], priority: 0, cost: 1 }], 'auto', 'auto', (_p, r) => loads[r] ?? 0);
+    expect(candidates).toEqual([
+      { provider: 'sim', region: 'local-2', cost: 1, load: 1 },
+      { provider: 'sim', region: 'local-1', cost: 1, load: 4 },
+    ]);
+  });
+  it('priority outranks cost, and cost outranks load', () => {
+    const offers2: ProviderOffer[] = [
+      { provider: 'cheap-busy', regions: ['r'], priority: 0, cost: 1 },
+      { provider: 'dear-idle', regions: ['r'], priority: 0, cost: 9 },
+      { provider: 'preferred', regions: ['r'], priority: -1, cost: 99 },
+    ];
+    const load = (p: string): number => (p === 'cheap-busy' ? 50 : 0);
+    expect(placementCandidates(offers2, 'auto', 'auto', load).map((c) => c.provider)).toEqual(['preferred', 'cheap-busy', 'dear-idle']);
+  });
   it('accepts auto everywhere', () => expect(checkRequestedPlacement(offers, 'auto', 'auto')).toEqual({ ok: true }));
 });

@@ -118,8 +118,21 @@ function logEvents(recorded: number, command: Extract<RunCommand, { type: 'Recor
     .filter((entry) => entry.index >= recorded && entry.index < LOG_LIMITS.maxLinesPerRun)
     .map((entry) => ({
       type: 'run.log' as const,
-      data: { index: entry.index, stream: entry.stream, line: entry.line.slice(0, LOG_LIMITS.maxLineLength), at: command.now },
+      data: { index: entry.index, stream: entry.stream, line: storableLine(entry.line), at: command.now },
     }));
+}
+
+/**
+ * A workload prints whatever bytes it likes, but an event must be storable everywhere it goes: NUL
+ * and unpaired surrogates (which a cut can also leave) are refused by Postgres' jsonb, so one such
+ * line would stop the run's projection for good. They become U+FFFD, as a bad byte does in UTF-8.
+ */
+export function storableLine(line: string): string {
+  let cut = line.slice(0, LOG_LIMITS.maxLineLength);
+  if (/[\uD800-\uDBFF]$/.test(cut)) {
+    cut = cut.slice(0, -1);
+  }
+  return cut.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 function canceled(requestedBy: string | undefined, now: string): RunEvent {

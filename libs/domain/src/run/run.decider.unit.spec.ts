@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { given } from './decider.testing';
-import { decide, RunNotFoundError, type RunCommand } from './run.commands';
+import { decide, RunNotFoundError, storableLine, type RunCommand } from './run.commands';
 import type { Placement, RunEvent } from './run.events';
 import { fold } from './run.state';
 
@@ -125,6 +126,24 @@ describe('run decider', () => {
       const long = decide(logs(0, 'x'.repeat(10_000)), fold([created, dispatched, started]));
       expect((long[0]?.data as { line: string }).line).toHaveLength(4096);
     });
+    it('makes every line storable: no NUL, no unpaired surrogate, a cut never splits a pair', () => {
+      const utf16 = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 50 });
+      fc.assert(
+        fc.property(utf16, fc.boolean(), (text, long) => {
+          const input = long ? 'x'.repeat(4095) + text : text;
+          const line = storableLine(input);
+          expect(line.length).toBeLessThanOrEqual(4096);
+          expect(line).not.toContain('\u0000');
+          expect(isWellFormed(line)).toBe(true);
+          if (!long && isWellFormed(input) && !input.includes('\u0000')) {
+            expect(line).toBe(input);
+          }
+        }),
+        { numRuns: 2000 },
+      );
+      expect(storableLine('a\u0000b')).toBe('a\uFFFDb');
+      expect(storableLine('x'.repeat(4095) + '😀')).toBe('x'.repeat(4095));
+    });
     it('counts the lines in the state', () => {
       expect(fold([created, dispatched, started, log(0, 'a'), log(1, 'b')])?.logLines).toBe(2);
     });
@@ -162,3 +181,8 @@ describe('run decider', () => {
     });
   });
 });
+
+/** String.prototype.isWellFormed (Node 20 has it; the ES2022 lib this project targets does not know it). */
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}

@@ -8,6 +8,22 @@ export interface Workload {
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutSeconds?: number;
+  readonly resources?: Resources;
+}
+
+/** Kubernetes quantities (`500m`, `2`; `256Mi`): each is both reserved and the limit. */
+export interface Resources {
+  readonly cpu?: string;
+  readonly memory?: string;
+}
+
+/** A provider and region `auto` considered, with what it was ranked by (cost when configured, load when counted). */
+export interface PlacementCandidate {
+  readonly provider: string;
+  readonly region: string;
+  readonly cost?: number;
+  /** Unfinished runs placed there when the run was placed. */
+  readonly load?: number;
 }
 
 export interface Placement {
@@ -15,10 +31,14 @@ export interface Placement {
   readonly region: string;
   /** Why this provider and region were chosen, in words a user can read. */
   readonly reason: string;
-  readonly candidates: readonly { provider: string; region: string }[];
-  /** Candidates tried before this one, and why each could not take the run. */
-  readonly failovers?: readonly { provider: string; region: string; code: string; message: string }[];
+  readonly candidates: readonly PlacementCandidate[];
+  /** Candidates tried or skipped before this one, and why each could not take the run. */
+  readonly failovers?: readonly { provider: string; region: string; code: FailoverCode; message: string }[];
 }
+
+/** Why a candidate was passed over: it was full, unhealthy, refused, or the workspace has no credential for it. */
+export const FAILOVER_CODES = ['no_capacity', 'unhealthy', 'provider_error', 'image_not_found', 'provider_credential_missing'] as const;
+export type FailoverCode = (typeof FAILOVER_CODES)[number];
 
 /** Log lines kept as events per run, and the longest line: a chatty workload cannot flood the stream. */
 export const LOG_LIMITS = { maxLinesPerRun: 1000, maxLineLength: 4096 } as const;
@@ -28,7 +48,15 @@ export interface Failure {
   readonly message: string;
 }
 
-export const FAILURE_CODES = ['workload_exit_nonzero', 'image_not_found', 'provider_error', 'provider_lost', 'no_capacity', 'timed_out'] as const;
+export const FAILURE_CODES = [
+  'workload_exit_nonzero',
+  'image_not_found',
+  'provider_error',
+  'provider_credential_missing',
+  'provider_lost',
+  'no_capacity',
+  'timed_out',
+] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
 export type RunEvent =

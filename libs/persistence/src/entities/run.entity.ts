@@ -4,7 +4,8 @@ import { bigintAsNumber } from './bigint-number';
 
 /** The projection of one run: its folded state and the sequence of the last event folded in. */
 @Entity({ name: 'runs' })
-@Index('runs_workspace_created', ['workspaceId', 'createdAt'])
+// The indexes are the migrations' (see 1763700000003-runs-list-indexes.ts); this one documents the list's order.
+@Index('runs_workspace_created_id', ['workspaceId', 'createdAt', 'id'])
 export class RunEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;

@@ -1,0 +1,98 @@
+import { RUN_STATES, type RunStateName } from '@wrs/domain';
+import type { RunListFilter } from '@wrs/persistence';
+import { ProblemError } from '@wrs/problem';
+import { PRINTABLE_ASCII } from './idempotency-key';
+import { decodeRunCursor } from './run-cursor';
+import { parseRfc3339 } from './rfc3339';
+
+export const LIST_LIMIT = { default: 20, min: 1, max: 100 } as const;
+
+const KNOWN_PARAMETERS = ['limit', 'cursor', 'state', 'createdAfter', 'createdBefore', 'idempotencyKey'];
+
+interface FieldError {
+  field: string;
+  message: string;
+  [bound: string]: unknown;
+}
+
+/**
+ * `GET /runs` query parameters, checked all at once so one answer names every bad one: each as a
+ * `validation_failed` field error with its bound or allowed values; a cursor not made here is
+ * `invalid_cursor`. Express gives a repeated parameter as an array: `state` takes both
+ * `state=a,b` and `state=a&state=b`; any other parameter must appear once.
+ */
+export function parseListRunsQuery(query: Record<string, unknown>): RunListFilter {
+  const errors: FieldError[] = [];
+  for (const name of Object.keys(query).filter((n) => !KNOWN_PARAMETERS.includes(n))) {
+    errors.push({ field: name, message: 'unknown query parameter', allowed: KNOWN_PARAMETERS });
+  }
+  const single = (name: string): string | undefined => {
+    const value = query[name];
+    if (value === undefined || typeof value === 'string') {
+      return value;
+    }
+    errors.push({ field: name, message: `${name} must be given once` });
+    return undefined;
+  };
+  const limit = parseLimit(single('limit'), errors);
+  const states = parseStates(query['state'], errors);
+  const createdAfter = parseTime('createdAfter', single('createdAfter'), errors);
+  const createdBefore = parseTime('createdBefore', single('createdBefore'), errors);
+  const cursor = single('cursor');
+  const idempotencyKey = single('idempotencyKey');
+  if (idempotencyKey !== undefined && !PRINTABLE_ASCII.test(idempotencyKey)) {
+    errors.push({ field: 'idempotencyKey', message: 'idempotencyKey must be 1 to 255 printable ASCII characters', minLength: 1, maxLength: 255 });
+  }
+  if (errors.length > 0) {
+    throw new ProblemError('validation_failed', { params: { errors } });
+  }
+  return {
+    limit,
+    ...(cursor !== undefined ? { after: decodeRunCursor(cursor) } : {}),
+    ...(states ? { states } : {}),
+    ...(createdAfter ? { createdAfter } : {}),
+    ...(createdBefore ? { createdBefore } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+  };
+}
+
+function parseLimit(text: string | undefined, errors: FieldError[]): number {
+  if (text === undefined) {
+    return LIST_LIMIT.default;
+  }
+  const value = /^\d{1,4}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= LIST_LIMIT.min && value <= LIST_LIMIT.max)) {
+    errors.push({
+      field: 'limit',
+      message: `limit must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}`,
+      min: LIST_LIMIT.min,
+      max: LIST_LIMIT.max,
+    });
+  }
+  return value;
+}
+
+function parseStates(raw: unknown, errors: FieldError[]): RunStateName[] | undefined {
+  if (raw === undefined) {
+    return undefined;
+  }
+  const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => (typeof v === 'string' ? v.split(',') : ['']));
+  const unknown = values.filter((v) => !(RUN_STATES as readonly string[]).includes(v));
+  if (unknown.length > 0) {
+    errors.push({ field: 'state', message: 'each state must be one of the allowed values', allowed: [...RUN_STATES] });
+    return undefined;
+  }
+  return [...new Set(values as RunStateName[])];
+}
+
+function parseTime(field: string, text: string | undefined, errors: FieldError[]): string | undefined {
+  if (text === undefined) {
+    return undefined;
+  }
+  const epochMs = parseRfc3339(text);
+  if (epochMs === null) {
+    errors.push({ field, message: `${field} must be an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z` });
+    return undefined;
+  }
+  return new Date(epochMs).toISOString();
+}

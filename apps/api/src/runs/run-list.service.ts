@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import type { RunView } from '@wrs/domain';
+import { RunCommandBus } from '@wrs/messaging';
+import { RunQueries, type RunListFilter } from '@wrs/persistence';
+import { sha256Hex } from './idempotency-key';
+import { pendingRun } from './runs.service';
+
+export interface RunListPage {
+  readonly items: RunView[];
+  /** The last run shown when more follow (the next page starts after it); null on the last page. */
+  readonly lastOfPage: RunView | null;
+}
+
+/**
+ * `GET /runs`, from the Postgres projection. A run accepted a moment ago may not be projected yet (the
+ * lag is milliseconds), so a plain list can miss it briefly; a search by Idempotency-Key, the one a
+ * client that lost a create answer makes, also reads the key's claim in JetStream and finds it at once.
+ */
+@Injectable()
+export class RunListService {
+  constructor(
+    private readonly queries: RunQueries,
+    private readonly commands: RunCommandBus,
+  ) {}
+
+  async list(workspaceId: string, filter: RunListFilter): Promise<RunListPage> {
+    const page = await this.queries.list(workspaceId, filter);
+    const items = [...page.items];
+    if (filter.idempotencyKey !== undefined && !filter.after) {
+      const pending = await this.acceptedNotProjected(workspaceId, filter.idempotencyKey, items);
+      if (pending && matches(pending, filter)) {
+        items.push(pending);
+        items.sort(newestFirst);
+      }
+    }
+    const shown = items.slice(0, filter.limit);
+    const more = page.more || items.length > filter.limit;
+    return { items: shown, lastOfPage: more ? (shown[shown.length - 1] ?? null) : null };
+  }
+
+  private async acceptedNotProjected(workspaceId: string, key: string, projected: RunView[]): Promise<RunView | null> {
+    const claim = await this.commands.findClaim(workspaceId, sha256Hex(key));
+    if (!claim || projected.some((run) => run.runId === claim.runId)) {
+      return null;
+    }
+    if (await this.queries.find(workspaceId, claim.runId)) {
+      return null; // projected, and left out by another filter
+    }
+    const command = await this.commands.findCreate(workspaceId, claim.runId);
+    return command ? pendingRun(command) : null;
+  }
+}
+
+function matches(run: RunView, filter: RunListFilter): boolean {
+  const createdAt = Date.parse(run.createdAt);
+  return (
+    (!filter.states || filter.states.includes(run.state)) &&
+    (!filter.createdAfter || createdAt >= Date.parse(filter.createdAfter)) &&
+    (!filter.createdBefore || createdAt < Date.parse(filter.createdBefore))
+  );
+}
+
+/** The list's order, as the SQL has it: creation time, then id, both descending. */
+function newestFirst(a: RunView, b: RunView): number {
+  const byTime = Date.parse(b.createdAt) - Date.parse(a.createdAt);
+  if (byTime !== 0) {
+    return byTime;
+  }
+  return a.runId === b.runId ? 0 : a.runId < b.runId ? 1 : -1;
+}

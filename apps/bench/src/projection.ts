@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import type { RunEvent } from '@wrs/domain';
+import { DurableConsumer, encodeRunEvent, ensureStreams, runEventOf, StreamNames } from '@wrs/messaging';
+import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
+import { Client } from 'pg';
+import { cleanUp } from './clean-up';
+import type { Figure } from './scenarios';
+import { percentile, round } from './stats';
+
+const EVENTS_PER_RUN = 100;
+const BATCH = 256;
+
+/**
+ * Projection: a backlog of `total` events (runs of 100 events: created, dispatched, started, log
+ * lines) caught up by the worker's projection (a durable consumer feeding RunProjection.projectBatch,
+ * as the worker wires it), against raw batched inserts of the same rows; then the lag from an event's
+ * JetStream time to its committed row while events arrive at a steady rate.
+ */
+export async function projectionCatchUp(natsUrl: string, databaseUrl: string, total: number, steadyPerSecond: number, seconds: number): Promise<Figure[]> {
+  const namespace = `benchproj${randomUUID().slice(0, 6)}`;
+  const names = new StreamNames(namespace);
+  const database = { url: databaseUrl, schema: namespace };
+  await migrate(database);
+  const db = await openDatabase(database);
+  const nc = await connect({ servers: natsUrl });
+  const jsm = await jetstreamManager(nc, { timeout: 60_000 });
+  const js = jetstream(nc);
+  await ensureStreams(jsm, names, { idempotencyRetentionMs: 60_000 });
+  try {
+    const rows = backlog(Math.ceil(total / EVENTS_PER_RUN));
+    await publishAll(rows.map((r) => () => js.publish(names.runEvents('bench', r.runId), encodeRunEvent('bench', r.runId, r.event)).then(() => undefined)));
+
+    const projection = new RunProjection(db);
+    const lags: number[] = [];
+    let projected = 0;
+    let measuringLag = false;
+    const consumer = new DurableConsumer(js, jsm, {
+      stream: names.eventsStream,
+      durable: `${namespace}_projection`,
+      filterSubject: names.allRunEvents(),
+      ackWaitMs: 60_000,
+      onError: (error) => console.error(`projection batch failed: ${String(error)}`),
+    });
+    const started = performance.now();
+    let caughtUpAt = 0;
+    await consumer.startBatches(async (messages: readonly JsMsg[]) => {
+      await projection.projectBatch(messages.map(runEventOf).filter((e) => e !== null));
+      const now = Date.now();
+      projected += messages.length;
+      if (projected >= rows.length && caughtUpAt === 0) {
+        caughtUpAt = performance.now();
+      }
+      if (measuringLag) {
+        lags.push(...messages.map((m) => now - m.info.timestampNanos / 1e6));
+      }
+      return messages.map(() => 'ack' as const);
+    }, BATCH);
+    while (caughtUpAt === 0) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const catchUpRate = rows.length / ((caughtUpAt - started) / 1000);
+
+    measuringLag = true;
+    await steadyPublish(steadyPerSecond, seconds, (i) => {
+      const runId = rows[(i % (rows.length / EVENTS_PER_RUN)) * EVENTS_PER_RUN]!.runId;
+      const event: RunEvent = { type: 'run.log', data: { index: 1000 + i, stream: 'stdout', line: `steady ${i}`, at: new Date().toISOString() } };
+      return js.publish(names.runEvents('bench', runId), encodeRunEvent('bench', runId, event)).then(() => undefined);
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    await consumer.stop();
+
+    const rawRate = await rawBatchedInserts(databaseUrl, namespace, rows);
+    return [
+      {
+        scenario: 'projection',
+        metric: `catch-up of a ${rows.length}-event backlog`,
+        value: round(catchUpRate),
+        unit: 'events/s',
+        baseline: { what: `raw batched inserts (${BATCH} rows per statement)`, value: round(rawRate) },
+        ratio: round(catchUpRate / rawRate, 3),
+        target: '>= 10000 events/s',
+      },
+      { scenario: 'projection', metric: `lag, event time to committed row, p50 at ${steadyPerSecond} events/s`, value: round(percentile(lags, 50)), unit: 'ms' },
+      { scenario: 'projection', metric: `lag p99 at ${steadyPerSecond} events/s`, value: round(percentile(lags, 99)), unit: 'ms', target: '< 100 ms' },
+    ];
+  } finally {
+    await nc.close();
+    await db.destroy();
+    await cleanUp(natsUrl, databaseUrl, namespace);
+  }
+}
+
+interface Row {
+  readonly runId: string;
+  readonly seq: number;
+  readonly event: RunEvent;
+}
+
+function backlog(runs: number): Row[] {
+  const at = new Date().toISOString();
+  const placement = { provider: 'simulator', region: 'local-1', reason: 'bench', candidates: [] };
+  return Array.from({ length: runs }, () => randomUUID()).flatMap((runId) => {
+    const events: RunEvent[] = [
+      { type: 'run.created', data: { runId, workspaceId: 'bench', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: runId, at } },
+      { type: 'run.dispatched', data: { placement, at } },
+      { type: 'run.started', data: { at } },
+      ...Array.from({ length: EVENTS_PER_RUN - 3 }, (_, index): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line: `line ${index} of the bench workload`, at } })),
+    ];
+    return events.map((event, i) => ({ runId, seq: i + 1, event }));
+  });
+}
+
+/** Publishes with a bounded number in flight (JetStream acknowledges each). */
+async function publishAll(publishes: (() => Promise<void>)[], inFlight = 256): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < publishes.length) {
+        await publishes[next++]!();
+      }
+    }),
+  );
+}
+
+async function steadyPublish(perSecond: number, seconds: number, publish: (i: number) => Promise<void>): Promise<void> {
+  const total = perSecond * seconds;
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 1) {
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    pending.push(publish(i));
+  }
+  await Promise.all(pending);
+}
+
+/** The same rows into a copy of run_events, a statement per batch: what Postgres takes at best here. */
+async function rawBatchedInserts(databaseUrl: string, schema: string, rows: readonly Row[]): Promise<number> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`CREATE TABLE "${schema}".raw_events (LIKE "${schema}".run_events INCLUDING ALL)`);
+  const started = performance.now();
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const batch = rows.slice(i, i + BATCH);
+    await client.query(
+      `INSERT INTO "${schema}".raw_events (run_id, seq, type, event) SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::jsonb[])`,
+      [batch.map((r) => r.runId), batch.map((r) => r.seq), batch.map((r) => r.event.type), batch.map((r) => JSON.stringify(r.event))],
+    );
+  }
+  const rate = rows.length / ((performance.now() - started) / 1000);
+  await client.end();
+  return rate;
+}

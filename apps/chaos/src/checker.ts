@@ -1,0 +1,212 @@
+import { isDeepStrictEqual } from 'node:util';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Client } from 'pg';
+import { fold, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
+import { decodeRunEvent, parseRunEventsSubject, PREVIOUS_EVENT_HEADER, StreamNames } from '@wrs/messaging';
+import type { FollowerRecord, LogicalCreate } from './workload';
+
+export interface Verdict {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly checked: number;
+  readonly violations: string[];
+}
+
+export interface StoredRun {
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly events: { seq: number; previous: number; event: RunEvent }[];
+}
+
+export interface Observed {
+  readonly runs: Map<string, StoredRun>;
+  readonly createCommands: Set<string>;
+  readonly rows: Map<string, { state: string; version: number; body: RunState }>;
+}
+
+/** Reads what JetStream and Postgres hold now, straight from the servers (not through the proxies). */
+export async function observe(natsUrl: string, databaseUrl: string, schema: string, namespace: string, runIdsToCheck: Iterable<string>, workspaceId: string): Promise<Observed> {
+  const names = new StreamNames(namespace);
+  const nc = await connect({ servers: natsUrl });
+  const runs = new Map<string, StoredRun>();
+  const createCommands = new Set<string>();
+  try {
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc);
+    const info = await jsm.streams.info(names.eventsStream);
+    const last = info.state.last_seq;
+    if (info.state.messages > 0) {
+      const consumer = await js.consumers.get(names.eventsStream);
+      const messages = await consumer.consume();
+      for await (const m of messages) {
+        const ids = parseRunEventsSubject(m.subject);
+        if (ids) {
+          const run = runs.get(ids.runId) ?? { ...ids, events: [] };
+          runs.set(ids.runId, run);
+          run.events.push({ seq: m.seq, previous: Number(m.headers?.get(PREVIOUS_EVENT_HEADER) ?? -1), event: decodeRunEvent(m.data).event });
+        }
+        if (m.seq >= last) {
+          break;
+        }
+      }
+      await messages.close();
+    }
+    for (const runId of new Set([...runIdsToCheck, ...runs.keys()])) {
+      const message = await jsm.streams.getMessage(names.commandsStream, { last_by_subj: names.createCommand(workspaceId, runId) }).catch(() => null);
+      if (message) {
+        createCommands.add(runId);
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+  const pg = new Client({ connectionString: databaseUrl });
+  await pg.connect();
+  const rows = new Map<string, { state: string; version: number; body: RunState }>();
+  try {
+    const result = await pg.query<{ id: string; state: string; version: string; body: RunState }>(`SELECT id, state, version, body FROM "${schema}".runs`);
+    for (const row of result.rows) {
+      rows.set(row.id, { state: row.state, version: Number(row.version), body: row.body });
+    }
+  } finally {
+    await pg.end();
+  }
+  return { runs, createCommands, rows };
+}
+
+/** The checker's verdicts on what the workload saw and what the stores hold. */
+export function check(creates: readonly LogicalCreate[], followers: readonly FollowerRecord[], observed: Observed): Verdict[] {
+  const verdicts: Verdict[] = [];
+  const verdict = (name: string, checked: number, violations: string[]): void => {
+    verdicts.push({ name, ok: violations.length === 0, checked, violations: violations.slice(0, 50) });
+  };
+
+  // 1. Every create answered 2xx maps to exactly one run in JetStream (a create command and exactly
+  //    one run.created event on the run's subject) and one row in Postgres.
+  const acked = new Map<string, string>();
+  for (const c of creates) {
+    for (const o of c.outcomes) {
+      if (o.ok) {
+        acked.set(o.runId, c.key);
+      }
+    }
+  }
+  const ackViolations: string[] = [];
+  for (const [runId, key] of acked) {
+    const run = observed.runs.get(runId);
+    const created = run?.events.filter((e) => e.event.type === 'run.created') ?? [];
+    if (created.length !== 1) {
+      ackViolations.push(`${runId} (key ${key}): ${created.length} run.created events in JetStream`);
+    }
+    if (!observed.createCommands.has(runId)) {
+      ackViolations.push(`${runId} (key ${key}): no create command in JetStream`);
+    }
+    if (!observed.rows.has(runId)) {
+      ackViolations.push(`${runId} (key ${key}): no row in Postgres`);
+    }
+  }
+  verdict('every acknowledged create is exactly one run in JetStream and Postgres', acked.size, ackViolations);
+
+  // 2. Every logical request (key) produced at most one run: in its answers and in JetStream.
+  const keyViolations: string[] = [];
+  const runsByKey = new Map<string, Set<string>>();
+  for (const run of observed.runs.values()) {
+    for (const e of run.events) {
+      if (e.event.type === 'run.created') {
+        const key = e.event.data.idempotencyKey;
+        runsByKey.set(key, new Set([...(runsByKey.get(key) ?? []), run.runId]));
+      }
+    }
+  }
+  const sentKeys = new Set(creates.map((c) => c.key));
+  for (const c of creates) {
+    const answered = new Set(c.outcomes.flatMap((o) => (o.ok ? [o.runId] : [])));
+    const stored = runsByKey.get(c.key) ?? new Set<string>();
+    if (answered.size > 1) {
+      keyViolations.push(`key ${c.key}: answered with ${answered.size} different runs ${[...answered].join(', ')}`);
+    }
+    if (stored.size > 1) {
+      keyViolations.push(`key ${c.key}: ${stored.size} runs in JetStream ${[...stored].join(', ')}`);
+    }
+    for (const runId of answered) {
+      if (stored.size > 0 && !stored.has(runId)) {
+        keyViolations.push(`key ${c.key}: answered ${runId}, JetStream holds ${[...stored].join(', ')}`);
+      }
+    }
+  }
+  for (const key of runsByKey.keys()) {
+    if (!sentKeys.has(key)) {
+      keyViolations.push(`a run for key ${key}, which the workload never sent`);
+    }
+  }
+  verdict('every logical request (Idempotency-Key) produced at most one run', creates.length, keyViolations);
+
+  // 3. Every run reached a terminal state (in its events and in Postgres) after the faults stopped.
+  const terminalViolations: string[] = [];
+  for (const run of observed.runs.values()) {
+    const state = fold(run.events.map((e) => e.event));
+    const row = observed.rows.get(run.runId);
+    if (!state || !isTerminalState(state.state)) {
+      terminalViolations.push(`${run.runId}: the fold of its events is ${state?.state ?? 'nothing'}`);
+    } else if (!row || !isTerminalState(row.state as RunState['state'])) {
+      terminalViolations.push(`${run.runId}: Postgres says ${row?.state ?? 'no row'}`);
+    }
+  }
+  verdict('every run reached a terminal state within the bound after the faults stopped', observed.runs.size, terminalViolations);
+
+  // 4. The event store itself: each event names the run's previous event (a gap-free chain).
+  const chainViolations: string[] = [];
+  for (const run of observed.runs.values()) {
+    let previous = 0;
+    for (const e of run.events) {
+      if (e.previous !== previous) {
+        chainViolations.push(`${run.runId}: event ${e.seq} names previous ${e.previous}, the run's previous is ${previous}`);
+      }
+      previous = e.seq;
+    }
+  }
+  verdict("every stored event names the run's previous event (no gap in JetStream)", observed.runs.size, chainViolations);
+
+  // 5. Every follower saw exactly the run's events: in order, none missing, none twice, to the end.
+  const followViolations: string[] = [];
+  for (const f of followers) {
+    const expected = observed.runs.get(f.runId)?.events.map((e) => e.seq) ?? [];
+    if (!isDeepStrictEqual(f.ids, expected)) {
+      const dupes = f.ids.filter((id, i) => f.ids.indexOf(id) !== i);
+      const missing = expected.filter((id) => !f.ids.includes(id));
+      followViolations.push(
+        `${f.runId}: saw [${f.ids.join(',')}], JetStream holds [${expected.join(',')}]` +
+          `${dupes.length ? ` duplicates ${dupes.join(',')}` : ''}${missing.length ? ` missing ${missing.join(',')}` : ''}` +
+          ` connections ${JSON.stringify(f.connections)}`,
+      );
+    }
+    if (!f.done) {
+      followViolations.push(`${f.runId}: the follower did not see the end (${f.types.join(',')})`);
+    }
+    followViolations.push(...f.problems.map((p) => `${f.runId}: ${p}`));
+  }
+  verdict('every follower saw a gap-free, duplicate-free, ordered sequence to the end', followers.length, followViolations);
+
+  // 6. The Postgres row of every run is the fold of its events from JetStream, at its last sequence.
+  const foldViolations: string[] = [];
+  for (const run of observed.runs.values()) {
+    const row = observed.rows.get(run.runId);
+    const state = fold(run.events.map((e) => e.event));
+    const version = run.events[run.events.length - 1]?.seq ?? 0;
+    if (!row) {
+      foldViolations.push(`${run.runId}: no row`);
+      continue;
+    }
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(state)), row.body) || row.version !== version) {
+      foldViolations.push(`${run.runId}: row ${row.state}@${row.version}, fold ${state?.state}@${version}`);
+    }
+  }
+  for (const runId of observed.rows.keys()) {
+    if (!observed.runs.has(runId)) {
+      foldViolations.push(`${runId}: a row without events`);
+    }
+  }
+  verdict('the Postgres row of every run equals the fold of its events', observed.runs.size, foldViolations);
+  return verdicts;
+}

@@ -1,0 +1,30 @@
+import { h } from './dom';
+import type { Session } from './types';
+
+/** Header (who is signed in, navigation, sign out) around the page. */
+export function layout(session: Session, main: HTMLElement, onSignOut: () => void): HTMLElement {
+  const signOut = h('button', { type: 'button', class: 'secondary' }, 'Sign out');
+  signOut.addEventListener('click', onSignOut);
+  return h(
+    'div',
+    { class: 'shell' },
+    h(
+      'header',
+      { class: 'top' },
+      h('a', { href: '/console/', 'data-route': '', class: 'brand' }, 'Workload Run Service'),
+      h(
+        'nav',
+        { 'aria-label': 'Main' },
+        h('a', { href: '/console/', 'data-route': '' }, 'Runs'),
+        h('a', { href: '/console/new', 'data-route': '' }, 'New run'),
+      ),
+      h(
+        'div',
+        { class: 'who' },
+        h('span', {}, 'Workspace ', h('strong', { 'data-workspace': session.workspaceId }, session.workspaceId)),
+        signOut,
+      ),
+    ),
+    h('main', { id: 'main' }, main),
+  );
+}

@@ -1,0 +1,98 @@
+import { whenSessionEnds } from './api';
+import { fill, h } from './dom';
+import { layout } from './layout';
+import { currentSession, signOut } from './session';
+import type { Session } from './types';
+import { createRunView } from './views/create-run';
+import { errorBox } from './views/error-box';
+import { runPageView } from './views/run-page';
+import { runsListView } from './views/runs-list';
+import { signInView } from './views/sign-in';
+import type { View } from './views/view';
+
+/**
+ * The console's shell: who is signed in, and which page the URL names (/console/, /console/new,
+ * /console/runs/<id>). Links are real links; the router only saves the page reload.
+ */
+const root = document.getElementById('app') as HTMLElement;
+let session: Session | null = null;
+let current: View | null = null;
+
+function show(view: View, focus: boolean): void {
+  current?.dispose();
+  current = view;
+  fill(root, session ? layout(session, view.element, () => void end()) : h('main', { id: 'main' }, view.element));
+  if (focus) {
+    // Keyboard and screen-reader users land on the new page's heading, not at the top of the document.
+    root.querySelector<HTMLElement>('h1')?.focus();
+  }
+}
+
+function route(focus = true, notice?: string): void {
+  if (!session) {
+    show(signInView(signedIn, notice), focus);
+    return;
+  }
+  const path = location.pathname.replace(/^\/console/, '') || '/';
+  const run = /^\/runs\/([^/]+)$/.exec(path);
+  if (run?.[1]) {
+    show(runPageView(decodeURIComponent(run[1])), focus);
+  } else if (path === '/new') {
+    show(createRunView(navigate), focus);
+  } else {
+    show(runsListView(location.search, navigate), focus);
+  }
+}
+
+function navigate(path: string, options: { replace?: boolean } = {}): void {
+  if (options.replace) {
+    history.replaceState(null, '', path);
+  } else {
+    history.pushState(null, '', path);
+  }
+  route();
+}
+
+function signedIn(next: Session): void {
+  session = next;
+  route();
+}
+
+async function end(): Promise<void> {
+  try {
+    await signOut();
+  } finally {
+    session = null;
+    route(true, 'You are signed out.');
+  }
+}
+
+document.addEventListener('click', (event) => {
+  const link = (event.target as Element | null)?.closest?.('a[data-route]');
+  if (!(link instanceof HTMLAnchorElement) || event.defaultPrevented || event.button !== 0) {
+    return;
+  }
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+    return;
+  }
+  event.preventDefault();
+  navigate(link.pathname + link.search);
+});
+window.addEventListener('popstate', () => route());
+whenSessionEnds(() => {
+  if (session) {
+    session = null;
+    route(true, 'Your session has ended; sign in again.');
+  }
+});
+
+currentSession()
+  .then((found) => {
+    session = found;
+    route(false);
+  })
+  .catch((error: unknown) => {
+    const errors = errorBox();
+    errors.show(error, 'The console could not reach the service');
+    fill(root, h('main', { id: 'main' }, h('h1', {}, 'Workload Run Service console'), errors.element));
+  });

@@ -1,0 +1,107 @@
+import { API_BASE } from '../api';
+import { h } from '../dom';
+import type { RunEventEnvelope } from '../types';
+
+const EVENT_TYPES = [
+  'run.created', 'run.dispatched', 'run.started', 'run.log', 'run.succeeded', 'run.failed',
+  'run.cancel_requested', 'run.canceled', 'reset',
+];
+
+export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'ended';
+
+const TERMINAL_TYPES = new Set(['run.succeeded', 'run.failed', 'run.canceled']);
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 15_000;
+
+/**
+ * The run's event stream with the browser's own EventSource: it sends the session cookie, and after
+ * a dropped connection it reconnects by itself with Last-Event-ID, so the server resumes exactly
+ * after the last event shown. After the terminal event the server ends the stream and answers the
+ * reconnect with 204, which closes the EventSource for good. An EventSource also closes for good on
+ * an error answer (a 503 while every relay restarts for longer than the gateway waits): before the
+ * terminal event that is no end, so a new one is opened from the last event seen (`?lastEventId=`,
+ * the first-connection form of Last-Event-ID), with backoff.
+ */
+export function followRunEvents(
+  runId: string,
+  onEvent: (id: string, event: RunEventEnvelope | null, type: string) => void,
+  onStatus: (status: StreamStatus) => void,
+): () => void {
+  let source: EventSource | null = null;
+  let lastId = '';
+  let finished = false;
+  let stopped = false;
+  let retryMs = FIRST_RETRY_MS;
+  let timer: number | undefined;
+
+  const open = (): void => {
+    const resume = lastId ? `?lastEventId=${encodeURIComponent(lastId)}` : '';
+    const current = new EventSource(`${API_BASE}/runs/${encodeURIComponent(runId)}/events${resume}`);
+    source = current;
+    current.onopen = () => {
+      retryMs = FIRST_RETRY_MS;
+      onStatus('live');
+    };
+    current.onerror = () => {
+      if (current.readyState !== EventSource.CLOSED) {
+        onStatus('reconnecting');
+      } else if (finished || stopped) {
+        onStatus('ended');
+      } else {
+        onStatus('reconnecting');
+        timer = window.setTimeout(open, retryMs);
+        retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+      }
+    };
+    for (const type of EVENT_TYPES) {
+      current.addEventListener(type, (e) => {
+        const message = e as MessageEvent<string>;
+        const event = parse(message.data);
+        lastId = message.lastEventId || lastId;
+        finished ||= TERMINAL_TYPES.has(type) || (type === 'reset' && isTerminalReset(event));
+        onEvent(message.lastEventId, event, type);
+      });
+    }
+  };
+
+  onStatus('connecting');
+  open();
+  return () => {
+    stopped = true;
+    window.clearTimeout(timer);
+    source?.close();
+  };
+}
+
+/** A reset carries the run as it stands; a finished run has nothing more to stream. */
+function isTerminalReset(event: RunEventEnvelope | null): boolean {
+  const run = (event?.data as { run?: { terminal?: boolean } | null } | undefined)?.run;
+  return run?.terminal === true;
+}
+
+function parse(data: string): RunEventEnvelope | null {
+  try {
+    return JSON.parse(data) as RunEventEnvelope;
+  } catch {
+    return null;
+  }
+}
+
+/** One line of the event list: its id (the JetStream sequence), type and time. */
+export function eventItem(id: string, type: string, event: RunEventEnvelope | null): HTMLElement {
+  return h(
+    'li',
+    { 'data-event-id': id, 'data-event-type': type },
+    h('code', { class: 'event-id' }, id),
+    ' ',
+    h('span', { class: 'event-type' }, type),
+    ' ',
+    h('time', { datetime: event?.time ?? '' }, event?.time ? new Date(event.time).toLocaleTimeString() : ''),
+  );
+}
+
+/** One log line, as the workload wrote it (text only: never markup). */
+export function logItem(event: RunEventEnvelope | null): HTMLElement {
+  const data = (event?.data ?? {}) as { stream?: string; line?: string };
+  return h('li', { class: `log log-${data.stream === 'stderr' ? 'stderr' : 'stdout'}` }, data.line ?? '');
+}

@@ -1,0 +1,133 @@
+import { ApiError, call } from '../api';
+import { fill, h } from '../dom';
+import { shortId } from '../format';
+import type { Run } from '../types';
+import { confirmCancel } from './cancel-dialog';
+import { errorBox } from './error-box';
+import { runDetails } from './run-details';
+import { eventItem, followRunEvents, logItem, type StreamStatus } from './run-events';
+import type { View } from './view';
+
+const STATUS_TEXT: Record<StreamStatus, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Connection lost; reconnecting (resumes after the last event shown)…',
+  ended: 'Ended',
+};
+
+/**
+ * One run: its derived state (GET /runs/{id}, with the ETag a cancel sends as If-Match), the events
+ * as they arrive, and the log lines. The state is fetched again after each event that changes it
+ * (and every few seconds while the run is unfinished, since the projection can trail the stream).
+ */
+export function runPageView(runId: string): View {
+  const errors = errorBox();
+  const details = h('div', { 'aria-live': 'polite', 'aria-busy': 'true' });
+  const status = h('p', { class: 'stream-status', role: 'status', 'data-stream-status': 'connecting' });
+  const events = h('ol', { class: 'events', 'aria-label': 'Events' });
+  const logs = h('ol', { class: 'logs', 'aria-label': 'Log lines' });
+  const cancel = h('button', { type: 'button', class: 'danger', hidden: true }, 'Cancel run…');
+  let run: Run | null = null;
+  let etag: string | null = null;
+  let disposed = false;
+  let refreshTimer: number | undefined;
+
+  const refresh = async (): Promise<void> => {
+    try {
+      const res = await call<Run>('GET', `/runs/${encodeURIComponent(runId)}`);
+      if (disposed) {
+        return;
+      }
+      etag = res.headers.get('etag');
+      // Re-rendered only when something changed, so a screen reader is not told the same thing again.
+      if (JSON.stringify(res.body) !== JSON.stringify(run)) {
+        fill(details, runDetails(res.body));
+      }
+      run = res.body;
+      details.setAttribute('aria-busy', 'false');
+      cancel.hidden = run.terminal || run.state === 'canceling';
+    } catch (error) {
+      errors.show(error, 'Could not load the run');
+      if (error instanceof ApiError && error.code === 'run_not_found') {
+        stop();
+        status.textContent = STATUS_TEXT.ended;
+        status.dataset['streamStatus'] = 'ended';
+      }
+    }
+  };
+
+  const scheduleRefresh = (delayMs: number): void => {
+    window.clearTimeout(refreshTimer);
+    refreshTimer = window.setTimeout(() => {
+      void refresh().finally(() => {
+        if (!disposed && run && !run.terminal) {
+          scheduleRefresh(3000);
+        }
+      });
+    }, delayMs);
+  };
+
+  cancel.addEventListener('click', () => {
+    void (async () => {
+      if (!(await confirmCancel(shortId(runId)))) {
+        cancel.focus();
+        return;
+      }
+      errors.clear();
+      try {
+        await call('POST', `/runs/${encodeURIComponent(runId)}:cancel`, { headers: etag ? { 'if-match': etag } : {} });
+        scheduleRefresh(0);
+      } catch (error) {
+        errors.show(error, 'Cancel failed');
+        if (error instanceof ApiError && error.code === 'version_conflict') {
+          scheduleRefresh(0);
+        }
+      }
+    })();
+  });
+
+  const stop = followRunEvents(
+    runId,
+    (id, event, type) => {
+      events.append(eventItem(id, type, event));
+      if (type === 'run.log') {
+        logs.append(logItem(event));
+      } else {
+        scheduleRefresh(150);
+      }
+    },
+    (next) => {
+      status.textContent = STATUS_TEXT[next];
+      status.dataset['streamStatus'] = next;
+    },
+  );
+
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'page-title' },
+    h('p', {}, h('a', { href: '/console/', 'data-route': '' }, '← All runs')),
+    h('div', { class: 'title-row' }, h('h1', { id: 'page-title', tabindex: '-1' }, 'Run ', h('code', {}, shortId(runId))), cancel),
+    h('p', { class: 'help' }, h('code', {}, runId)),
+    errors.element,
+    details,
+    h(
+      'div',
+      { class: 'stream' },
+      h('section', { class: 'card', 'aria-labelledby': 'events-title' }, h('h2', { id: 'events-title' }, 'Events'), status, events),
+      h('section', { class: 'card', 'aria-labelledby': 'logs-title' }, h('h2', { id: 'logs-title' }, 'Log'), logs),
+    ),
+  );
+  void refresh().then(() => {
+    if (run && !run.terminal) {
+      scheduleRefresh(3000);
+    }
+  });
+  return {
+    element,
+    dispose: () => {
+      disposed = true;
+      window.clearTimeout(refreshTimer);
+      stop();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { h } from '../dom';
+import { signIn } from '../session';
+import type { Session } from '../types';
+import { errorBox } from './error-box';
+import type { View } from './view';
+
+/**
+ * The token is typed (or pasted) once, exchanged for the session cookie, and dropped: the field is
+ * cleared before the answer is shown and the value is never put in a URL or storage. The form posts
+ * nowhere by itself (method post, handled here), so even a broken script cannot put it in a URL.
+ */
+export function signInView(onSignedIn: (session: Session) => void, notice?: string): View {
+  const errors = errorBox();
+  const input = h('input', {
+    id: 'token',
+    name: 'token',
+    type: 'password',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    required: true,
+    'aria-describedby': 'token-help',
+  });
+  const button = h('button', { type: 'submit' }, 'Sign in');
+  const form = h(
+    'form',
+    { method: 'post', action: '#', class: 'card narrow' },
+    h('label', { for: 'token' }, 'Access token'),
+    input,
+    h(
+      'p',
+      { id: 'token-help', class: 'help' },
+      'A short-lived bearer token for your workspace (for the local stack: ',
+      h('code', {}, 'npm run token -- --workspace demo'),
+      '). It is exchanged once for a session cookie and not kept.',
+    ),
+    button,
+    errors.element,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const token = input.value.trim();
+    input.value = '';
+    errors.clear();
+    button.disabled = true;
+    signIn(token)
+      .then(onSignedIn)
+      .catch((error: unknown) => errors.show(error, 'Sign-in failed'))
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'page-title' },
+    h('h1', { id: 'page-title', tabindex: '-1' }, 'Sign in'),
+    notice ? h('p', { class: 'notice', role: 'status' }, notice) : null,
+    form,
+  );
+  return { element, dispose: () => undefined };
+}

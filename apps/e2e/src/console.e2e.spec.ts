@@ -1,0 +1,356 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { contractValidator } from '@wrs/testing';
+import { startStack, type StackFixture } from './stack-fixture';
+
+const CHROMIUM = process.env['WRS_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
+const ARTIFACTS = join(__dirname, '..', '..', '..', 'test-artifacts', 'console');
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+/**
+ * The web console in headless Chromium against the compiled stack, with its CSP enforced (no bypass):
+ * a person signs in with a token once, creates a run and watches it live, cancels another after
+ * confirming, sees errors with their code and request id, and signs out; a forged request without the
+ * CSRF token is refused. Screenshots of the list and run pages (desktop and phone) go to
+ * test-artifacts/console/.
+ */
+describe('the web console in headless Chromium', () => {
+  let f: StackFixture;
+  let browser: Browser | undefined;
+  let context: BrowserContext;
+  let page: Page;
+  let origin: string;
+  let token: string;
+  const cspViolations: string[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      console.warn(`SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium); the console e2e did not run`);
+      return;
+    }
+    mkdirSync(ARTIFACTS, { recursive: true });
+    f = await startStack(['ws-console', 'ws-elsewhere']);
+    origin = new URL(f.stack.baseUrl).origin;
+    token = f.token('ws-console');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+    context = await browser.newContext({ viewport: DESKTOP });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) {
+        cspViolations.push(message.text());
+      }
+    });
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await f?.stop();
+  });
+
+  const skip = (): boolean => !browser;
+  const screenshot = async (name: string): Promise<void> => {
+    const path = join(ARTIFACTS, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    console.log(`console screenshot: ${path}`);
+  };
+  const createViaApi = async (env: Record<string, string>, workspace = 'ws-console'): Promise<string> => {
+    const res = await f.client.call('POST /runs', '/runs', {
+      token: workspace === 'ws-console' ? token : f.token(workspace),
+      headers: { 'idempotency-key': randomUUID() },
+      body: { workload: { image: 'busybox', env }, provider: 'auto', region: 'auto' },
+    });
+    expect(res.status).toBe(201);
+    return (res.body as { id: string }).id;
+  };
+  const eventTypes = (): Promise<string[]> =>
+    page.locator('ol.events li').evaluateAll((items) => items.map((li) => li.getAttribute('data-event-type') ?? ''));
+  const eventIds = (): Promise<number[]> =>
+    page.locator('ol.events li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-event-id'))));
+
+  it('is served under /console with a strict CSP, and its pages are the same file', async () => {
+    if (skip()) {
+      return;
+    }
+    for (const path of ['/console', '/console/', '/console/runs/abc', '/console/new']) {
+      const res = await fetch(`${origin}${path}`);
+      expect([path, res.status]).toEqual([path, 200]);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe');
+      await res.text();
+    }
+    const missing = await fetch(`${origin}/console/assets/nothing.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    await missing.text();
+  });
+
+  it('signs in with the token once, by keyboard; the token is then nowhere in the page, its URL or storage', async () => {
+    if (skip()) {
+      return;
+    }
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Access token').focus();
+    await page.keyboard.insertText(token);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    expect(await page.locator('[data-workspace]').textContent()).toBe('ws-console');
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([['__Host-wrs_session', true, true, 'Strict']]);
+    // Page-side expressions as strings: this file is type-checked for Node, without the DOM's globals.
+    const stored = await page.evaluate('[localStorage.length, sessionStorage.length, document.cookie]');
+    expect(stored).toEqual([0, 0, '']);
+    expect(page.url()).not.toContain(token);
+    expect(await page.content()).not.toContain(token);
+    expect(await page.getByLabel('Access token').count()).toBe(0);
+  });
+
+  it('creates a run from the form and shows its events and log lines as they arrive', async () => {
+    if (skip()) {
+      return;
+    }
+    await page.getByRole('link', { name: 'New run' }).first().click();
+    await page.getByRole('heading', { name: 'New run' }).waitFor();
+    await page.getByLabel('Image').fill('busybox:1.36');
+    await page.getByLabel(/^Environment/).fill('SIM_DURATION_MS=4000\nSIM_LOG_LINES=6');
+    await page.getByRole('button', { name: 'Create run' }).click();
+    await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
+    const runId = page.url().split('/').pop() ?? '';
+    // Live: a log line is on the page while the run has not finished.
+    await page.locator('ol.logs li').first().waitFor();
+    expect((await eventTypes()).filter((t) => t === 'run.succeeded')).toEqual([]);
+    await page.locator('[data-stream-status="live"]').waitFor();
+    await page.locator('.details [data-state="running"]').waitFor();
+    await screenshot('run-page-live-desktop');
+    await page.locator('li[data-event-type="run.succeeded"]').waitFor({ timeout: 20_000 });
+    await page.locator('[data-stream-status="ended"]').waitFor();
+    await page.locator('.details [data-state="succeeded"]').waitFor();
+    expect(await eventTypes()).toEqual(['run.created', 'run.dispatched', 'run.started', ...Array<string>(6).fill('run.log'), 'run.succeeded']);
+    expect(await page.locator('ol.logs li').count()).toBe(6);
+    await expect(page.getByRole('heading', { name: 'Placement' }).isVisible()).resolves.toBe(true);
+    expect(await page.locator('.placement').textContent()).toContain('simulator');
+    // The form's Idempotency-Key finds the run.
+    const key = await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
+    const byKey = await f.client.call('GET /runs', `/runs?idempotencyKey=${encodeURIComponent((key.body as { idempotencyKey: string }).idempotencyKey)}`, { token });
+    expect((byKey.body as { items: { id: string }[] }).items.map((r) => r.id)).toEqual([runId]);
+    await screenshot('run-page-desktop');
+  });
+
+  it('retries a create whose answer was lost with the same Idempotency-Key: one run, found again', async () => {
+    if (skip()) {
+      return;
+    }
+    const sentKeys: string[] = [];
+    let lose = true;
+    await page.route('**/api/v1/runs', async (route) => {
+      sentKeys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (lose) {
+        lose = false;
+        // The server gets the request and creates the run; the browser never sees the answer.
+        const answer = await route.fetch();
+        expect(answer.status()).toBe(201);
+        await route.abort('connectionreset');
+      } else {
+        await route.continue();
+      }
+    });
+    try {
+      await page.goto(`${origin}/console/new`);
+      await page.getByLabel(/^Environment/).fill('SIM_DURATION_MS=100');
+      await page.getByRole('button', { name: 'Create run' }).click();
+      await page.getByRole('alert').locator('[data-error-code="network_error"]').waitFor();
+      await page.getByRole('button', { name: 'Retry (same request)' }).click();
+      await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
+    } finally {
+      await page.unroute('**/api/v1/runs');
+    }
+    expect(sentKeys).toHaveLength(2);
+    expect(sentKeys[1]).toBe(sentKeys[0]);
+    const runId = page.url().split('/').pop();
+    const byKey = await f.client.call('GET /runs', `/runs?idempotencyKey=${encodeURIComponent(sentKeys[0] ?? '')}`, { token });
+    expect((byKey.body as { items: { id: string }[] }).items.map((r) => r.id)).toEqual([runId]);
+  });
+
+  it('resumes the event stream after a dropped connection with no gap and no duplicate', async () => {
+    if (skip()) {
+      return;
+    }
+    const runId = await createViaApi({ SIM_DURATION_MS: '6000', SIM_LOG_LINES: '12' });
+    await page.goto(`${origin}/console/runs/${runId}`);
+    await page.locator('ol.logs li').first().waitFor();
+    await page.evaluate(`{
+      const status = document.querySelector('[data-stream-status]');
+      window.seenStatuses = [];
+      new MutationObserver(() => window.seenStatuses.push(status.dataset.streamStatus)).observe(status, { attributes: true });
+    }`);
+    // Every connection to the relay drops at once; the browser's EventSource reconnects by itself.
+    await f.stack.restart('stream-relay');
+    await page.locator('li[data-event-type="run.succeeded"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-stream-status="ended"]').waitFor();
+    // The drop was seen and recovered from (however many attempts the restart took).
+    const seen = await page.evaluate<string[]>('window.seenStatuses');
+    expect(seen[0]).toBe('reconnecting');
+    expect(seen).toContain('live');
+    expect(seen[seen.length - 1]).toBe('ended');
+    const ids = await eventIds();
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(await eventTypes()).toEqual(['run.created', 'run.dispatched', 'run.started', ...Array<string>(12).fill('run.log'), 'run.succeeded']);
+  });
+
+  it('cancels a run only after confirmation (keyboard: Escape keeps it running)', async () => {
+    if (skip()) {
+      return;
+    }
+    const runId = await createViaApi({ SIM_DURATION_MS: '120000' });
+    await page.goto(`${origin}/console/runs/${runId}`);
+    const cancel = page.getByRole('button', { name: 'Cancel run…' });
+    await page.locator('.details [data-state="running"]').waitFor();
+    await cancel.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Cancel this run?' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect(await page.locator('li[data-event-type="run.cancel_requested"]').count()).toBe(0);
+    await cancel.focus();
+    await page.keyboard.press('Enter');
+    // "Keep running" has the focus; Tab reaches "Cancel run".
+    await page.keyboard.press('Tab');
+    const sent = page.waitForRequest((request) => request.url().endsWith(`${runId}:cancel`));
+    await page.keyboard.press('Enter');
+    const headers = (await sent).headers();
+    expect(headers['if-match']).toMatch(/^"[1-9]\d*"$/);
+    expect(headers['x-csrf-token']).toEqual(expect.any(String));
+    await page.locator('li[data-event-type="run.canceled"]').waitFor({ timeout: 20_000 });
+    await page.locator('.details [data-state="canceled"]').waitFor();
+    const run = await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
+    expect(run.body).toMatchObject({ state: 'canceled', cancellation: { requestedBy: 'test-user' } });
+  });
+
+  it('shows an error with its code and request id', async () => {
+    if (skip()) {
+      return;
+    }
+    await page.goto(`${origin}/console/new`);
+    await page.getByLabel('Provider').fill('nowhere');
+    await page.getByRole('button', { name: 'Create run' }).click();
+    const alert = page.getByRole('alert');
+    await alert.locator('[data-error-code="unsupported_provider"]').waitFor();
+    const requestId = await alert.locator('[data-request-id]').getAttribute('data-request-id');
+    expect(requestId).toMatch(/^[\w-]{8,}$/);
+    await page.goto(`${origin}/console/runs/${randomUUID()}`);
+    await page.getByRole('alert').locator('[data-error-code="run_not_found"]').waitFor();
+  });
+
+  it('lists the workspace\'s runs, live and filtered, and only its own', async () => {
+    if (skip()) {
+      return;
+    }
+    const foreign = await createViaApi({ SIM_DURATION_MS: '100' }, 'ws-elsewhere');
+    const running = await createViaApi({ SIM_DURATION_MS: '3000' });
+    await page.goto(`${origin}/console/`);
+    const item = page.locator(`li[data-run-id="${running}"]`);
+    await item.waitFor();
+    await item.getByRole('link').focus();
+    // Live: the list is polled, so the state changes on the page without a reload, and a keyboard
+    // user's focus stays on the run it was on.
+    await item.locator('[data-state="succeeded"]').waitFor({ timeout: 20_000 });
+    expect(await page.evaluate<string | undefined>("document.activeElement?.closest('li')?.dataset.runId")).toBe(running);
+    expect(await page.locator(`li[data-run-id="${foreign}"]`).count()).toBe(0);
+    expect(await page.locator('li.run').count()).toBeGreaterThanOrEqual(4);
+    await screenshot('runs-list-desktop');
+    await page.getByLabel('canceled').check();
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/state=canceled/);
+    await page.locator('li.run').first().waitFor();
+    const states = await page.locator('li.run [data-state]').evaluateAll((els) => els.map((e) => e.getAttribute('data-state')));
+    expect(states).toEqual(['canceled']);
+  });
+
+  it('pages through the list with Older and Newer', async () => {
+    if (skip()) {
+      return;
+    }
+    await Promise.all(Array.from({ length: 20 }, () => createViaApi({ SIM_DURATION_MS: '50' })));
+    await page.goto(`${origin}/console/`);
+    await page.locator('li.run').nth(19).waitFor();
+    const first = await page.locator('li.run').evaluateAll((els) => els.map((e) => e.getAttribute('data-run-id')));
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await page.getByText('Page 2').waitFor();
+    const second = await page.locator('li.run').evaluateAll((els) => els.map((e) => e.getAttribute('data-run-id')));
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+    await page.getByRole('button', { name: '← Newer' }).click();
+    await page.getByText('Page 1').waitFor();
+  });
+
+  it('is readable on a phone-sized screen (no sideways scrolling)', async () => {
+    if (skip()) {
+      return;
+    }
+    await page.setViewportSize(PHONE);
+    await page.goto(`${origin}/console/`);
+    await page.locator('li.run').first().waitFor();
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    await screenshot('runs-list-phone');
+    const runId = await page.locator('li.run').first().getAttribute('data-run-id');
+    await page.goto(`${origin}/console/runs/${runId}`);
+    await page.locator('.details [data-state]').waitFor();
+    await page.locator('[data-stream-status="ended"]').waitFor({ timeout: 20_000 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    await screenshot('run-page-phone');
+    await page.setViewportSize(DESKTOP);
+  });
+
+  it('refuses a forged change made without the CSRF token (403 csrf_failed), in the browser and from another origin', async () => {
+    if (skip()) {
+      return;
+    }
+    const runId = await createViaApi({ SIM_DURATION_MS: '60000' });
+    // In the signed-in page: the cookie goes along, but script that does not know the token is refused.
+    const inBrowser = await page.evaluate(async (id) => {
+      const res = await fetch(`/api/v1/runs/${id}:cancel`, { method: 'POST' });
+      return { status: res.status, headers: [...res.headers.entries()], text: await res.text() };
+    }, runId);
+    const observed = { status: inBrowser.status, headers: new Headers(inBrowser.headers), text: inBrowser.text, body: JSON.parse(inBrowser.text) as unknown };
+    contractValidator().assertResponse('POST', '/runs/{runId}:cancel', observed);
+    expect(observed.status).toBe(403);
+    expect(observed.body).toMatchObject({ code: 'csrf_failed' });
+    // A cross-site form post carries the cookie (at worst) but neither the token nor our Origin.
+    const cookie = (await context.cookies()).find((c) => c.name === '__Host-wrs_session');
+    const forged = await f.client.call('POST /runs/{runId}:cancel', `/runs/${runId}:cancel`, {
+      headers: { cookie: `${cookie?.name}=${cookie?.value}`, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toMatchObject({ code: 'csrf_failed' });
+    const run = await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
+    expect(run.body).toMatchObject({ cancellation: null });
+  });
+
+  it('signs out: the session ends and the sign-in form is back', async () => {
+    if (skip()) {
+      return;
+    }
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByText('You are signed out.').waitFor();
+    expect(await context.cookies()).toEqual([]);
+    const after = await page.evaluate(async () => (await fetch('/api/v1/runs')).status);
+    expect(after).toBe(401);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});

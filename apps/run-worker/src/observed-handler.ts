@@ -1,0 +1,63 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import { context, type Context } from '@opentelemetry/api';
+import { REQUEST_ID_HEADER, type Disposition } from '@wrs/messaging';
+import { addLogContext, extractTraceContext, inSpan, inSpans, jetstreamRedeliveries, SpanKind, type LogContext } from '@wrs/observability';
+
+/**
+ * Wraps a consumer's handler so that handling a message is one span continuing the trace that
+ * published it (W3C context in the message headers), every log line written meanwhile (including by
+ * work it starts, like the reconciler driving the run) carries the run, workspace, request and trace
+ * ids, and redeliveries are counted.
+ */
+export function observedHandler(
+  consumer: 'commands' | 'projection',
+  idsOf: (message: JsMsg) => LogContext,
+  handle: (message: JsMsg) => Promise<Disposition>,
+): (message: JsMsg) => Promise<Disposition> {
+  return (message) => {
+    const parent = messageContext(consumer, idsOf, message);
+    return inSpan(
+      `handle ${consumer}`,
+      { kind: SpanKind.CONSUMER, parent, attributes: { 'messaging.system': 'nats', 'messaging.consumer.group.name': consumer } },
+      () => handle(message),
+    );
+  };
+}
+
+/**
+ * The same for a handler of batches: one span per message (each covering the batch), and `within(i,
+ * fn)` to run what follows from message i (telling the reconciler of its run) in that message's trace.
+ */
+export function observedBatchHandler(
+  consumer: 'commands' | 'projection',
+  idsOf: (message: JsMsg) => LogContext,
+  handle: (messages: readonly JsMsg[], within: <R>(index: number, fn: () => R) => R) => Promise<Disposition[]>,
+): (messages: readonly JsMsg[]) => Promise<Disposition[]> {
+  return (messages) =>
+    inSpans(
+      `handle ${consumer}`,
+      { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'nats', 'messaging.consumer.group.name': consumer, 'messaging.batch.message_count': messages.length } },
+      messages.map((message) => messageContext(consumer, idsOf, message)),
+      (within) => handle(messages, within),
+    );
+}
+
+/** The context a message's handling runs in: its publisher's trace, its ids for the log; counts redeliveries. */
+function messageContext(consumer: 'commands' | 'projection', idsOf: (message: JsMsg) => LogContext, message: JsMsg): Context {
+  if (message.info.redelivered) {
+    jetstreamRedeliveries.inc({ consumer });
+  }
+  const requestId = message.headers?.get(REQUEST_ID_HEADER);
+  return addLogContext(extractTraceContext(message.headers, context.active()), {
+    ...idsOf(message),
+    ...(requestId ? { requestId } : {}),
+  });
+}
+
+/** `<ns>.<kind>.<verb?>.<workspace>.<run>`: commands and events both end with the workspace and the run. */
+export function idsFromSubject(message: { readonly subject: string }): LogContext {
+  const parts = message.subject.split('.');
+  const runId = parts[parts.length - 1];
+  const workspaceId = parts[parts.length - 2];
+  return runId && workspaceId ? { runId, workspaceId } : {};
+}

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { V1Job } from '@kubernetes/client-node';
+import type { RunView } from '@wrs/domain';
+import { timeoutOf } from '../../reconciler';
+
+export const LABEL_RUN = 'workload-run-service.io/run';
+export const LABEL_WORKSPACE = 'workload-run-service.io/workspace';
+export const ANNOTATION_WORKSPACE = 'workload-run-service.io/workspace-id';
+export const WORKLOAD_CONTAINER = 'workload';
+
+/** A finished Job the worker failed to delete (it died first) is removed by the cluster after this. */
+const TTL_AFTER_FINISHED_SECONDS = 3600;
+/** The workload's uid when its image does not say: any non-root uid will do; 65532 is the usual "nonroot". */
+const NON_ROOT_UID = 65532;
+
+/** Requests and limits of the workload's container when its workload does not say. */
+export const DEFAULT_RESOURCES = {
+  requests: { cpu: '100m', memory: '128Mi' },
+  limits: { cpu: '1', memory: '512Mi' },
+} as const;
+
+/** Named after the run, so a second submit of the same run meets 409 AlreadyExists and re-attaches. */
+export function jobName(run: Pick<RunView, 'runId'>): string {
+  return `wrs-${run.runId}`;
+}
+
+/**
+ * The run as a `batch/v1` Job: one pod, never retried (the run's outcome is the workload's first
+ * exit), killed by the cluster at the run's timeout, as an unprivileged user.
+ */
+export function jobFor(run: RunView, namespace: string): V1Job {
+  const labels = { [LABEL_RUN]: run.runId, [LABEL_WORKSPACE]: labelValue(run.workspaceId) };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: jobName(run), namespace, labels, annotations: { [ANNOTATION_WORKSPACE]: run.workspaceId } },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: timeoutOf(run),
+      ttlSecondsAfterFinished: TTL_AFTER_FINISHED_SECONDS,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          securityContext: { runAsNonRoot: true, runAsUser: NON_ROOT_UID, runAsGroup: NON_ROOT_UID, seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name: WORKLOAD_CONTAINER,
+              image: run.workload.image,
+              ...(run.workload.command ? { command: [...run.workload.command] } : {}),
+              ...(run.workload.args ? { args: [...run.workload.args] } : {}),
+              env: Object.entries(run.workload.env ?? {}).map(([name, value]) => ({ name, value })),
+              resources: resourcesOf(run),
+              securityContext: { allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** A quantity the workload gives is both reserved and the limit (the run gets what it asked for, no more). */
+function resourcesOf(run: RunView): { requests: Record<string, string>; limits: Record<string, string> } {
+  const asked = run.workload.resources ?? {};
+  const pick = (name: 'cpu' | 'memory') => ({
+    request: asked[name] ?? DEFAULT_RESOURCES.requests[name],
+    limit: asked[name] ?? DEFAULT_RESOURCES.limits[name],
+  });
+  const cpu = pick('cpu');
+  const memory = pick('memory');
+  return { requests: { cpu: cpu.request, memory: memory.request }, limits: { cpu: cpu.limit, memory: memory.limit } };
+}
+
+/**
+ * A label value must be at most 63 characters of [A-Za-z0-9_.-] starting and ending alphanumeric;
+ * a workspace id that is not is labelled by a stable digest (the annotation keeps it whole).
+ */
+function labelValue(text: string): string {
+  if (/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(text)) {
+    return text;
+  }
+  return `sha256-${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+}

@@ -1,0 +1,102 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from './exit-codes';
+
+export const USAGE = `usage: wrs [--json] <command>
+
+  version                              the deployed API and contract; checks this client fits it
+  workspace                            the workspace the token is bound to, with its limits
+  runs create --image IMAGE --provider P --region R
+              [--command C]... [--arg A]... [--env K=V]... [--timeout SECONDS]
+              [--idempotency-key KEY] [--follow] [-- COMMAND...]
+  runs get RUN_ID
+  runs events RUN_ID [--follow] [--after EVENT_ID]
+  runs cancel RUN_ID
+  token --workspace ID [--ttl SECONDS] [--print]   (development: from a repository checkout)
+
+Token: WRS_TOKEN or "token" in ~/.config/wrs/config.json (WRS_CONFIG; mode 600), never a flag.
+Base URL: WRS_BASE_URL or "baseUrl" in the config file (default http://127.0.0.1:8080/api/v1).
+Exit codes: 0 ok/succeeded, 1 run failed, 2 usage, 3 run canceled, 4 API error, 5 network error, 130 interrupted.`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  follow: { type: 'boolean', short: 'f' },
+  image: { type: 'string' },
+  command: { type: 'string', multiple: true },
+  arg: { type: 'string', multiple: true },
+  env: { type: 'string', multiple: true },
+  provider: { type: 'string' },
+  region: { type: 'string' },
+  timeout: { type: 'string' },
+  'idempotency-key': { type: 'string' },
+  after: { type: 'string' },
+  workspace: { type: 'string' },
+  ttl: { type: 'string' },
+  print: { type: 'boolean' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+export type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'];
+
+/** Which options each command takes (besides --json and --help). */
+const ALLOWED: Record<string, readonly OptionName[]> = {
+  version: [],
+  workspace: [],
+  'runs create': ['image', 'command', 'arg', 'env', 'provider', 'region', 'timeout', 'idempotency-key', 'follow'],
+  'runs get': [],
+  'runs events': ['follow', 'after'],
+  'runs cancel': [],
+  token: ['workspace', 'ttl', 'print'],
+};
+
+export interface Invocation {
+  /** e.g. `runs create`, `version`, or `help`. */
+  readonly command: string;
+  readonly operand: string | undefined;
+  readonly options: Options;
+  /** What followed `--`: the workload's command for `runs create`. */
+  readonly rest: string[];
+}
+
+export function parseInvocation(argv: string[]): Invocation {
+  const dashes = argv.indexOf('--');
+  const own = dashes === -1 ? argv : argv.slice(0, dashes);
+  const rest = dashes === -1 ? [] : argv.slice(dashes + 1);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: own, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    return { command: 'help', operand: undefined, options: values, rest };
+  }
+  const [first, second, third, ...extra] = positionals;
+  const command = first === 'runs' ? `runs ${second ?? ''}`.trim() : first!;
+  const operand = first === 'runs' ? third : second;
+  const allowed = ALLOWED[command];
+  if (!allowed) {
+    throw new UsageError(`unknown command: ${command}`);
+  }
+  const surplus = first === 'runs' ? extra : [third, ...extra].filter((p) => p !== undefined);
+  if (surplus.length > 0) {
+    throw new UsageError(`unexpected argument: ${surplus[0]}`);
+  }
+  for (const name of Object.keys(values) as OptionName[]) {
+    if (name !== 'json' && name !== 'help' && !allowed.includes(name)) {
+      throw new UsageError(`--${name} does not apply to ${command}`);
+    }
+  }
+  if (rest.length > 0 && command !== 'runs create') {
+    throw new UsageError(`only runs create takes a command after --`);
+  }
+  const needsRunId = ['runs get', 'runs events', 'runs cancel'].includes(command);
+  if (needsRunId && !operand) {
+    throw new UsageError(`${command} needs a run id`);
+  }
+  if (!needsRunId && operand !== undefined) {
+    throw new UsageError(`unexpected argument: ${operand}`);
+  }
+  return { command, operand, options: values, rest };
+}

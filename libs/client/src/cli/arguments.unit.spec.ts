@@ -1,0 +1,32 @@
+import { UsageError } from './exit-codes';
+import { parseInvocation } from './arguments';
+
+describe('wrs arguments', () => {
+  it('reads runs create with repeated options and a command after --', () => {
+    const invocation = parseInvocation(['--json', 'runs', 'create', '--image', 'img', '--provider', 'auto', '--region', 'auto', '--env', 'A=1', '--env', 'B=2', '--follow', '--', '/bin/sh', '-c', 'echo hi']);
+    expect(invocation).toMatchObject({ command: 'runs create', operand: undefined, rest: ['/bin/sh', '-c', 'echo hi'] });
+    expect(invocation.options).toMatchObject({ json: true, image: 'img', env: ['A=1', 'B=2'], follow: true });
+  });
+
+  it('takes the run id of get, events and cancel', () => {
+    expect(parseInvocation(['runs', 'events', 'r-1', '--follow', '--after', '7'])).toMatchObject({ command: 'runs events', operand: 'r-1', options: { follow: true, after: '7' } });
+    expect(parseInvocation(['runs', 'cancel', 'r-1'])).toMatchObject({ command: 'runs cancel', operand: 'r-1' });
+  });
+
+  it.each([
+    [['runs', 'get'], /needs a run id/],
+    [['runs', 'get', 'a', 'b'], /unexpected argument: b/],
+    [['runs', 'get', 'a', '--image', 'x'], /--image does not apply to runs get/],
+    [['runs', 'get', 'a', '--token', 'x'], /Unknown option '--token'/],
+    [['runs', 'launch'], /unknown command: runs launch/],
+    [['version', 'extra'], /unexpected argument: extra/],
+    [['workspace', '--', 'x'], /only runs create takes a command/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseInvocation(argv)).toThrow(UsageError);
+    expect(() => parseInvocation(argv)).toThrow(message);
+  });
+
+  it('has no way to pass a token as a flag', () => {
+    expect(() => parseInvocation(['workspace', '--token=abc'])).toThrow(UsageError);
+  });
+});

@@ -1,0 +1,108 @@
+import type { WrsClient } from '../../client';
+import type { CreateRunRequest, Workload } from '../../types';
+import type { Invocation } from '../arguments';
+import { EXIT, UsageError, type ExitCode } from '../exit-codes';
+import { followAndShow } from '../follow-view';
+import type { CliIo } from '../io';
+import { itemJson, runLines } from '../render';
+
+/** `wrs runs create`: one logical create (one Idempotency-Key, reused by every retry), then maybe follow it. */
+export async function createRunCommand(client: WrsClient, io: CliIo, invocation: Invocation): Promise<ExitCode> {
+  const { options } = invocation;
+  const request = createRequestOf(invocation);
+  const created = await client.createRun(request, options['idempotency-key'] ? { idempotencyKey: options['idempotency-key'] } : {});
+  if (options.json) {
+    io.out(JSON.stringify({ kind: 'run', run: created.value, idempotencyKey: created.idempotencyKey, replayed: created.replayed, requestId: created.requestId }));
+  } else {
+    io.err(`created run ${created.value.id}${created.replayed ? ' (an earlier attempt had created it)' : ''} (request ${created.requestId})`);
+  }
+  if (!options.follow) {
+    if (!options.json) {
+      io.out(created.value.id);
+    }
+    return EXIT.ok;
+  }
+  return followAndShow(client, io, created.value.id, options.json === true);
+}
+
+function createRequestOf({ options, rest }: Invocation): CreateRunRequest {
+  if (!options.image || !options.provider || !options.region) {
+    throw new UsageError('runs create needs --image, --provider and --region (auto is allowed for both)');
+  }
+  const command = [...(options.command ?? []), ...rest];
+  const workload: Workload = { image: options.image };
+  if (command.length > 0) {
+    workload.command = command;
+  }
+  if (options.arg?.length) {
+    workload.args = options.arg;
+  }
+  if (options.env?.length) {
+    workload.env = Object.fromEntries(options.env.map(envPair));
+  }
+  if (options.timeout !== undefined) {
+    const seconds = Number(options.timeout);
+    if (!Number.isInteger(seconds) || seconds < 1) {
+      throw new UsageError('--timeout must be a whole number of seconds');
+    }
+    workload.timeoutSeconds = seconds;
+  }
+  return { workload, provider: options.provider, region: options.region };
+}
+
+function envPair(entry: string): [string, string] {
+  const equals = entry.indexOf('=');
+  if (equals < 1) {
+    throw new UsageError(`--env takes NAME=VALUE, got ${JSON.stringify(entry)}`);
+  }
+  return [entry.slice(0, equals), entry.slice(equals + 1)];
+}
+
+/** `wrs runs get`: the run's current derived state. */
+export async function getRunCommand(client: WrsClient, io: CliIo, runId: string, json: boolean): Promise<ExitCode> {
+  const answer = await client.getRun(runId);
+  if (json) {
+    io.out(JSON.stringify({ kind: 'run', run: answer.value, requestId: answer.requestId }));
+  } else {
+    runLines(answer.value).forEach((line) => io.out(line));
+  }
+  return EXIT.ok;
+}
+
+/** `wrs runs cancel`: asks for the cancel; the run as it was when accepted. */
+export async function cancelRunCommand(client: WrsClient, io: CliIo, runId: string, json: boolean): Promise<ExitCode> {
+  const answer = await client.cancelRun(runId);
+  if (json) {
+    io.out(JSON.stringify({ kind: 'run', run: answer.value, requestId: answer.requestId }));
+  } else {
+    io.out(`cancel accepted; run ${answer.value.id} is ${answer.value.state}`);
+  }
+  return EXIT.ok;
+}
+
+/**
+ * `wrs runs events`: with --follow, until the run ends (exit code by how it ended); without, the events
+ * the run's current state reflects (up to its `version`), then stop.
+ */
+export async function runEventsCommand(client: WrsClient, io: CliIo, invocation: Invocation): Promise<ExitCode> {
+  const runId = invocation.operand!;
+  const json = invocation.options.json === true;
+  if (invocation.options.follow) {
+    return followAndShow(client, io, runId, json, invocation.options.after);
+  }
+  const run = (await client.getRun(runId)).value;
+  if (run.version === 0) {
+    return EXIT.ok;
+  }
+  for await (const item of client.follow(runId, invocation.options.after ? { lastEventId: invocation.options.after } : {})) {
+    if (json) {
+      io.out(itemJson(item));
+    } else {
+      io.out(item.kind === 'event' ? `${item.id}  ${item.event.type}  ${JSON.stringify(item.event.data)}` : `${item.id}  reset  ${JSON.stringify(item.reset.data)}`);
+    }
+    if (Number(item.id) >= run.version) {
+      break;
+    }
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,24 @@
+/** What `wrs` exits with, so scripts can branch without parsing output. Documented in README (Client and CLI). */
+export const EXIT = {
+  /** The command worked; for a followed run: it succeeded. */
+  ok: 0,
+  /** The followed run failed. */
+  runFailed: 1,
+  /** Bad arguments or configuration (no token, a config file others can read). */
+  usage: 2,
+  /** The followed run was canceled. */
+  runCanceled: 3,
+  /** The API answered with an error (its code and request id are printed). */
+  apiError: 4,
+  /** No answer: network failure or time-out, after the retries the spec allows. */
+  networkError: 5,
+  /** Interrupted (Ctrl-C) while following: the run goes on. */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A mistake in how wrs was called or configured. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

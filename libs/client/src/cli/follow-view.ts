@@ -1,0 +1,77 @@
+import type { WrsClient } from '../client';
+import type { FollowItem } from '../follow';
+import { stateAfter, type RunState } from '../types';
+import { EXIT, type ExitCode } from './exit-codes';
+import type { CliIo } from './io';
+import { describeEvent, itemJson } from './render';
+
+/**
+ * Follows a run and shows it: log lines on stdout as they come, each state change on stderr with the
+ * time since following began, and (on a terminal) a live status line with the state and elapsed time.
+ * With --json, every event is one JSON line on stdout. Returns the exit code the run's end calls for.
+ */
+export async function followAndShow(client: WrsClient, io: CliIo, runId: string, json: boolean, after?: string): Promise<ExitCode> {
+  const started = io.now();
+  let state: RunState | 'unknown' = 'unknown';
+  const elapsed = (): string => `${((io.now() - started) / 1000).toFixed(1)}s`;
+  const ticker = io.interactive && !json ? setInterval(() => io.status(`${state}  ${elapsed()}  run ${runId}`), 250) : undefined;
+  const interrupt = new AbortController();
+  const onSigint = (): void => interrupt.abort(new Error('interrupted'));
+  process.once('SIGINT', onSigint);
+  try {
+    for await (const item of client.follow(runId, { signal: interrupt.signal, ...(after ? { lastEventId: after } : {}) })) {
+      state = nextState(item, state);
+      if (json) {
+        io.out(itemJson(item));
+        continue;
+      }
+      if (item.kind === 'reset') {
+        io.err(`[${elapsed()}] events were removed on the server; the run is ${state} (resuming after ${item.id})`);
+      } else if (item.event.type === 'run.log') {
+        io.out(item.event.data.line);
+      } else {
+        io.err(`[${elapsed()}] ${describeEvent(item.event) ?? item.event.type}`);
+      }
+    }
+  } catch (error) {
+    if (interrupt.signal.aborted) {
+      io.err(`stopped following; run ${runId} goes on (state ${state}). Resume: wrs runs events ${runId} --follow`);
+      return EXIT.interrupted;
+    }
+    throw error;
+  } finally {
+    clearInterval(ticker);
+    io.status('');
+    process.removeListener('SIGINT', onSigint);
+  }
+  if (state !== 'succeeded' && state !== 'failed' && state !== 'canceled') {
+    // The stream had already ended (204 after --after past its end): ask the run how it ended.
+    state = (await client.getRun(runId)).value.state;
+  }
+  return exitCodeFor(state);
+}
+
+function nextState(item: FollowItem, current: RunState | 'unknown'): RunState | 'unknown' {
+  if (item.kind === 'reset') {
+    return item.reset.data.run?.state ?? current;
+  }
+  return stateAfter(item.event.type) ?? current;
+}
+
+export function exitCodeFor(state: RunState | 'unknown'): ExitCode {
+  switch (state) {
+    case 'succeeded':
+      return EXIT.ok;
+    case 'failed':
+      return EXIT.runFailed;
+    case 'canceled':
+      return EXIT.runCanceled;
+    case 'queued':
+    case 'starting':
+    case 'running':
+    case 'canceling':
+    case 'unknown':
+      // Not over (the caller stopped following early): nothing went wrong.
+      return EXIT.ok;
+  }
+}

@@ -1,0 +1,43 @@
+/** What the CLI touches of the outside world, injected so tests can run it in-process. */
+export interface CliIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly home: string;
+  out(line: string): void;
+  err(line: string): void;
+  /** True when stderr is a terminal: then a live status line is drawn. */
+  readonly interactive: boolean;
+  /** Rewrites the live status line (only when interactive). */
+  status(text: string): void;
+  now(): number;
+}
+
+export function processIo(): CliIo {
+  const interactive = process.stderr.isTTY === true;
+  let statusShown = false;
+  const clearStatus = (): void => {
+    if (statusShown) {
+      process.stderr.write('\r\x1b[2K');
+      statusShown = false;
+    }
+  };
+  return {
+    env: process.env,
+    home: process.env['HOME'] ?? '',
+    interactive,
+    out: (line) => {
+      clearStatus();
+      process.stdout.write(`${line}\n`);
+    },
+    err: (line) => {
+      clearStatus();
+      process.stderr.write(`${line}\n`);
+    },
+    status: (text) => {
+      if (interactive) {
+        process.stderr.write(`\r\x1b[2K${text}`);
+        statusShown = text !== '';
+      }
+    },
+    now: () => Date.now(),
+  };
+}

@@ -1,0 +1,75 @@
+import { WrsClient } from '../client';
+import { WrsApiError, WrsConfigurationError, WrsContractMismatchError, WrsNetworkError } from '../errors';
+import { parseInvocation, USAGE, type Invocation } from './arguments';
+import { cancelRunCommand, createRunCommand, getRunCommand, runEventsCommand } from './commands/runs';
+import { versionCommand, workspaceCommand } from './commands/meta';
+import { tokenCommand } from './commands/token';
+import { EXIT, UsageError, type ExitCode } from './exit-codes';
+import type { CliIo } from './io';
+import { errorJson, errorLine } from './render';
+import { loadSettings, type CliSettings } from './settings';
+
+/** Runs one `wrs` command and returns its exit code; every failure is printed (with its request id). */
+export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
+  let json = argv.includes('--json');
+  try {
+    const invocation = parseInvocation(argv);
+    json = invocation.options.json === true;
+    if (invocation.command === 'help') {
+      io.out(USAGE);
+      return EXIT.ok;
+    }
+    const settings = loadSettings(io);
+    if (invocation.command === 'token') {
+      return tokenCommand(io, invocation, settings.configPath);
+    }
+    return await dispatch(invocation, settings, io);
+  } catch (error) {
+    io.err(json ? errorJson(error) : errorLine(error));
+    if (error instanceof UsageError || error instanceof WrsConfigurationError) {
+      if (!json && error instanceof UsageError) {
+        io.err('run `wrs --help` for usage');
+      }
+      return EXIT.usage;
+    }
+    if (error instanceof WrsApiError || error instanceof WrsContractMismatchError) {
+      return EXIT.apiError;
+    }
+    if (error instanceof WrsNetworkError) {
+      return EXIT.networkError;
+    }
+    throw error;
+  }
+}
+
+async function dispatch(invocation: Invocation, settings: CliSettings, io: CliIo): Promise<ExitCode> {
+  const json = invocation.options.json === true;
+  const client = new WrsClient({
+    baseUrl: settings.baseUrl,
+    ...(settings.token ? { token: settings.token } : {}),
+    ...(settings.workspace ? { workspaceId: settings.workspace } : {}),
+  });
+  if (invocation.command === 'version') {
+    return versionCommand(client, io, json);
+  }
+  if (!settings.token) {
+    throw new UsageError(`no token: set WRS_TOKEN or "token" in ${settings.configPath} (for the local stack: wrs token --workspace demo)`);
+  }
+  // The spec's order: check the deployed contract first, so a mismatch is named instead of failing oddly.
+  await client.checkVersion();
+  const runId = invocation.operand ?? '';
+  switch (invocation.command) {
+    case 'workspace':
+      return workspaceCommand(client, io, json);
+    case 'runs create':
+      return createRunCommand(client, io, invocation);
+    case 'runs get':
+      return getRunCommand(client, io, runId, json);
+    case 'runs events':
+      return runEventsCommand(client, io, invocation);
+    case 'runs cancel':
+      return cancelRunCommand(client, io, runId, json);
+    default:
+      throw new UsageError(`unknown command: ${invocation.command}`);
+  }
+}

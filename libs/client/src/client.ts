@@ -1,0 +1,139 @@
+import { SYSTEM_CLOCK } from './clock';
+import { WrsContractMismatchError } from './errors';
+import { followRun, type FollowItem, type FollowOptions } from './follow';
+import { PINNED_CONTRACT_VERSION } from './generated/contract-version';
+import { DEFAULT_RETRY_POLICY } from './retry-policy';
+import { Transport, type Answer, type TransportOptions } from './transport';
+import type { ApiResult, CreatedRun, CreateRunRequest, ListRunsQuery, SuccessBody } from './types';
+import { isCompatibleContract } from './version-compatibility';
+
+export type WrsClientOptions = TransportOptions;
+
+/**
+ * The Workload Run Service API v1, with the spec's client rules built in: one Idempotency-Key per
+ * logical create (kept across every retry, network failures included), bounded backoff with full jitter
+ * on 429, retryable 5xx and network failures of safe or keyed requests only, Retry-After honoured, errors
+ * typed by status and `code`, the server's request id on every result and error, and event streams
+ * that resume with Last-Event-ID. The token only ever travels in the Authorization header.
+ */
+export class WrsClient {
+  /** The contract version this client was generated from. */
+  static readonly pinnedContractVersion = PINNED_CONTRACT_VERSION;
+  private readonly transport: Transport;
+
+  constructor(private readonly options: WrsClientOptions) {
+    this.transport = new Transport(options);
+  }
+
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  /** GET /version (public). */
+  async version(): Promise<ApiResult<SuccessBody<'/version', 'get', 200>>> {
+    return result(await this.transport.send({ method: 'GET', path: '/version', accept: 'application/json', authenticated: false, retrySafe: true }));
+  }
+
+  /** Checks the deployed contract against the pinned one (the spec's first call); throws when they do not fit. */
+  async checkVersion(): Promise<ApiResult<SuccessBody<'/version', 'get', 200>>> {
+    const answer = await this.version();
+    if (!isCompatibleContract(answer.value.contractVersion, PINNED_CONTRACT_VERSION)) {
+      throw new WrsContractMismatchError(answer.value.contractVersion, PINNED_CONTRACT_VERSION);
+    }
+    return answer;
+  }
+
+  /** GET /workspaces/current. */
+  async workspace(): Promise<ApiResult<SuccessBody<'/workspaces/current', 'get', 200>>> {
+    return result(await this.transport.send({ method: 'GET', path: '/workspaces/current', accept: 'application/json', authenticated: true, retrySafe: true }));
+  }
+
+  /**
+   * POST /runs. The key is made once here (or given, to continue a logical create across processes) and
+   * sent with every attempt, so a retry after a lost answer gets the same run, never a second one.
+   */
+  async createRun(request: CreateRunRequest, options: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<CreatedRun> {
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const answer = await this.transport.send({
+      method: 'POST',
+      path: '/runs',
+      body: request,
+      headers: { 'idempotency-key': idempotencyKey },
+      accept: 'application/json',
+      authenticated: true,
+      retrySafe: true,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { ...result<SuccessBody<'/runs', 'post', 201>>(answer), idempotencyKey, replayed: answer.headers.get('idempotent-replayed') === 'true' };
+  }
+
+  /** GET /runs/{runId}. */
+  async getRun(runId: string, options: { signal?: AbortSignal } = {}): Promise<ApiResult<SuccessBody<'/runs/{runId}', 'get', 200>>> {
+    return result(
+      await this.transport.send({
+        method: 'GET',
+        path: `/runs/${encodeURIComponent(runId)}`,
+        accept: 'application/json',
+        authenticated: true,
+        retrySafe: true,
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
+  }
+
+  /**
+   * GET /runs: the workspace's runs, newest first, one page (`nextCursor` for the next). A client that
+   * lost a create's answer finds its run with `{ idempotencyKey }`.
+   */
+  async listRuns(query: ListRunsQuery = {}, options: { signal?: AbortSignal } = {}): Promise<ApiResult<SuccessBody<'/runs', 'get', 200>>> {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined) {
+        search.set(name, Array.isArray(value) ? value.join(',') : String(value));
+      }
+    }
+    const qs = search.toString();
+    return result(
+      await this.transport.send({
+        method: 'GET',
+        path: qs ? `/runs?${qs}` : '/runs',
+        accept: 'application/json',
+        authenticated: true,
+        retrySafe: true,
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
+  }
+
+  /** POST /runs/{runId}:cancel. Canceling twice changes nothing, so it is retried like a read. */
+  async cancelRun(runId: string, options: { ifMatch?: string } = {}): Promise<ApiResult<SuccessBody<'/runs/{runId}:cancel', 'post', 202>>> {
+    return result(
+      await this.transport.send({
+        method: 'POST',
+        path: `/runs/${encodeURIComponent(runId)}:cancel`,
+        accept: 'application/json',
+        headers: options.ifMatch ? { 'if-match': options.ifMatch } : {},
+        authenticated: true,
+        retrySafe: true,
+      }),
+    );
+  }
+
+  /** The run's events until its terminal event, resuming across dropped connections (see followRun). */
+  follow(runId: string, options: FollowOptions = {}): AsyncGenerator<FollowItem> {
+    return followRun(
+      {
+        transport: this.transport,
+        clock: this.options.clock ?? SYSTEM_CLOCK,
+        random: this.options.random ?? Math.random,
+        policy: { ...DEFAULT_RETRY_POLICY, ...this.options.retry },
+      },
+      runId,
+      options,
+    );
+  }
+}
+
+function result<T>(answer: Answer): ApiResult<T> {
+  return { value: answer.json as T, status: answer.status, requestId: answer.requestId, attempts: answer.attempts, headers: answer.headers };
+}

@@ -1,0 +1,93 @@
+import type { components, paths } from './generated/contract';
+
+/** The contract's schemas, as generated from libs/contracts/openapi.yaml. */
+type Schemas = components['schemas'];
+
+export type Run = Schemas['Run'];
+export type RunState = Schemas['RunState'];
+export type Workspace = Schemas['Workspace'];
+export type VersionInfo = Schemas['Version'];
+export type CreateRunRequest = Schemas['CreateRunRequest'];
+/** GET /runs's filters and paging, as the contract defines them. */
+export type ListRunsQuery = NonNullable<paths['/runs']['get']['parameters']['query']>;
+export type Workload = Schemas['Workload'];
+export type Problem = Schemas['Problem'];
+export type ProblemCode = Schemas['ProblemCode'];
+export type RunEventType = Schemas['RunEventType'];
+export type RunReset = Schemas['RunReset'];
+
+/**
+ * The generator renders each event as `RunEventEnvelope & { type?; data? }` (the contract's allOf),
+ * whose `data` intersects with the envelope's open object. This takes the event's own part back out,
+ * so every payload field keeps the type the contract gives it.
+ */
+type OwnPart<T> = T extends Schemas['RunEventEnvelope'] & infer Own ? Own : never;
+type EventOf<K extends RunEventType, S> = {
+  readonly type: K;
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly time: string;
+  readonly data: NonNullable<OwnPart<S> extends { data?: infer D } ? D : never>;
+};
+
+export type RunEvent =
+  | EventOf<'run.created', Schemas['RunCreatedEvent']>
+  | EventOf<'run.dispatched', Schemas['RunDispatchedEvent']>
+  | EventOf<'run.started', Schemas['RunStartedEvent']>
+  | EventOf<'run.log', Schemas['RunLogEvent']>
+  | EventOf<'run.succeeded', Schemas['RunSucceededEvent']>
+  | EventOf<'run.failed', Schemas['RunFailedEvent']>
+  | EventOf<'run.cancel_requested', Schemas['RunCancelRequestedEvent']>
+  | EventOf<'run.canceled', Schemas['RunCanceledEvent']>;
+
+/**
+ * The JSON body of an operation's success answer, read from the contract's paths, so each client method
+ * is tied to its operation: a changed response schema is a type error here after `client:generate`.
+ */
+export type SuccessBody<P extends keyof paths, M extends 'get' | 'post', S extends number> = paths[P][M] extends {
+  responses: { [status in S]: { content: { 'application/json': infer Body } } };
+}
+  ? Body
+  : never;
+
+/** What a call returns: the value, and the server's request id for support. */
+export interface ApiResult<T> {
+  readonly value: T;
+  readonly status: number;
+  /** The server's X-Request-ID for the answer (keep it for support). */
+  readonly requestId: string;
+  /** How many requests it took (1 when the first answer was kept). */
+  readonly attempts: number;
+  readonly headers: Headers;
+}
+
+export interface CreatedRun extends ApiResult<Run> {
+  /** The key sent with every attempt of this create. */
+  readonly idempotencyKey: string;
+  /** True when the server answered with the run an earlier attempt had created (Idempotent-Replayed). */
+  readonly replayed: boolean;
+}
+
+export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set<RunEventType>(['run.succeeded', 'run.failed', 'run.canceled']);
+
+/** The state an event leaves its run in (a client-side view; the server's fold is authoritative). */
+export function stateAfter(type: RunEventType): RunState | undefined {
+  switch (type) {
+    case 'run.created':
+      return 'queued';
+    case 'run.dispatched':
+      return 'starting';
+    case 'run.started':
+      return 'running';
+    case 'run.cancel_requested':
+      return 'canceling';
+    case 'run.succeeded':
+      return 'succeeded';
+    case 'run.failed':
+      return 'failed';
+    case 'run.canceled':
+      return 'canceled';
+    case 'run.log':
+      return undefined;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * A server fits a pinned contract when it has the same major version and is not older: within a major,
+ * contract changes only add (new operations, optional fields), so a client keeps working against newer
+ * servers, but not against one that lacks what it was generated from, nor across a major.
+ */
+export function isCompatibleContract(serverVersion: string, pinnedVersion: string): boolean {
+  const server = parse(serverVersion);
+  const pinned = parse(pinnedVersion);
+  if (!server || !pinned || server[0] !== pinned[0]) {
+    return false;
+  }
+  for (let i = 1; i < 3; i++) {
+    if (server[i]! !== pinned[i]!) {
+      return server[i]! > pinned[i]!;
+    }
+  }
+  return true;
+}
+
+function parse(version: string): [number, number, number] | undefined {
+  const match = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}

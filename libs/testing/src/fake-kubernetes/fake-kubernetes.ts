@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Job, type IJob } from 'kubernetes-models/batch/v1/Job';
+// kubernetes-models keeps the apimachinery types (DeleteOptions) in this dependency of its own.
+import { DeleteOptions } from '@kubernetes-models/apimachinery/apis/meta/v1/DeleteOptions';
+import { Pod } from 'kubernetes-models/v1/Pod';
+import { PodList } from 'kubernetes-models/v1/PodList';
+import { jobStatusAt, momentOf, podAt, scriptOf } from './fake-kubelet';
+import { makeTestTls } from './test-ca';
+
+export interface FakeKubernetesOptions {
+  /** The only bearer token the server accepts. */
+  readonly token: string;
+  /** Namespaces that exist. */
+  readonly namespaces: readonly string[];
+  /** Images the cluster cannot pull (their pods wait in ErrImagePull / ImagePullBackOff). */
+  readonly missingImages?: readonly string[];
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  /** Path and query as received: tests assert no secret ever travels in it. */
+  readonly url: string;
+  readonly authorized: boolean;
+  readonly status: number;
+}
+
+export interface FakeKubernetes {
+  /** https://127.0.0.1:<port> */
+  readonly server: string;
+  /** The CA (PEM) that signed the server's certificate. */
+  readonly caCertificate: string;
+  /** Every request, in order. */
+  readonly requests: readonly RecordedRequest[];
+  /** Bodies refused as invalid against the Kubernetes schemas: a correct client makes none. */
+  readonly invalidBodies: readonly string[];
+  /** Jobs as stored now, by namespace/name. */
+  jobs(): readonly IJob[];
+  /** Every Job deletion with its propagation policy. */
+  readonly deletions: readonly { name: string; propagationPolicy: string | null }[];
+  stop(): Promise<void>;
+}
+
+interface StoredJob {
+  readonly job: IJob;
+  readonly createdAt: Date;
+  readonly podName: string;
+}
+
+/**
+ * A small Kubernetes API server for tests, over real HTTPS with a CA made for the test: the batch/v1
+ * Jobs and core/v1 Pods (list, log) endpoints the kubernetes provider uses, and /version. Every body
+ * it receives is validated against the Kubernetes schemas (kubernetes-models) and every object it
+ * returns too; refusals are API-shaped `Status` objects (401, 404 NotFound, 409 AlreadyExists, 422
+ * Invalid). Pods follow a scripted lifecycle (see fake-kubelet.ts). It is not Kubernetes: no
+ * scheduler, no admission, no field defaulting beyond what the provider reads.
+ */
+export async function startFakeKubernetes(options: FakeKubernetesOptions): Promise<FakeKubernetes> {
+  const tls = makeTestTls();
+  const store = new Map<string, StoredJob>();
+  const requests: RecordedRequest[] = [];
+  const invalidBodies: string[] = [];
+  const deletions: { name: string; propagationPolicy: string | null }[] = [];
+  const missing = new Set(options.missingImages ?? []);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<number> => {
+    if (req.headers.authorization !== `Bearer ${options.token}`) {
+      return status(res, 401, 'Unauthorized', 'Unauthorized');
+    }
+    const url = new URL(req.url ?? '/', 'https://fake');
+    const body = await readBody(req);
+    if (req.method === 'GET' && url.pathname === '/version') {
+      return json(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' });
+    }
+    const jobs = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs(?:\/([^/]+))?$/.exec(url.pathname);
+    const pods = /^\/api\/v1\/namespaces\/([^/]+)\/pods(?:\/([^/]+)(\/log)?)?$/.exec(url.pathname);
+    const namespace = jobs?.[1] ?? pods?.[1];
+    if (namespace !== undefined && !options.namespaces.includes(namespace)) {
+      return status(res, 404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
+    }
+    if (jobs && req.method === 'POST' && !jobs[2]) {
+      return createJob(res, namespace!, body);
+    }
+    if (jobs && jobs[2] && (req.method === 'GET' || req.method === 'DELETE')) {
+      const stored = store.get(`${namespace}/${jobs[2]}`);
+      if (!stored) {
+        return status(res, 404, 'NotFound', `jobs.batch "${jobs[2]}" not found`, { name: jobs[2], group: 'batch', kind: 'jobs' });
+      }
+      if (req.method === 'GET') {
+        return json(res, 200, valid(new Job(jobNow(stored))));
+      }
+      return deleteJob(res, stored, url.searchParams.get('propagationPolicy'), body);
+    }
+    if (pods && req.method === 'GET' && !pods[2]) {
+      const selector = parseSelector(url.searchParams.get('labelSelector'));
+      const items = [...store.values()]
+        .filter((s) => s.job.metadata!.namespace === namespace)
+        .map(podNow)
+        .filter((p): p is Pod => p !== undefined && Object.entries(selector).every(([k, v]) => p.metadata?.labels?.[k] === v));
+      return json(res, 200, valid(new PodList({ metadata: { resourceVersion: '1' }, items })));
+    }
+    if (pods && req.method === 'GET' && pods[2] && pods[3]) {
+      return podLog(res, namespace!, pods[2], url.searchParams);
+    }
+    return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+  };
+
+  const createJob = (res: ServerResponse, namespace: string, body: string): number => {
+    let job: Job;
+    try {
+      job = new Job(JSON.parse(body) as IJob);
+      job.validate();
+    } catch (error) {
+      invalidBodies.push(body);
+      return status(res, 422, 'Invalid', `Job is invalid: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const name = job.metadata?.name;
+    if (job.apiVersion !== 'batch/v1' || job.kind !== 'Job' || !name || (job.metadata?.namespace ?? namespace) !== namespace) {
+      invalidBodies.push(body);
+      return status(res, 422, 'Invalid', 'Job is invalid: apiVersion, kind, metadata.name and namespace must match the request');
+    }
+    if (store.has(`${namespace}/${name}`)) {
+      return status(res, 409, 'AlreadyExists', `jobs.batch "${name}" already exists`, { name, group: 'batch', kind: 'jobs' });
+    }
+    const createdAt = new Date();
+    const storedJob: IJob = {
+      ...job.toJSON(),
+      metadata: { ...job.metadata, namespace, uid: randomUUID(), resourceVersion: '1', creationTimestamp: createdAt.toISOString() },
+    };
+    const stored = { job: storedJob, createdAt, podName: `${name}-${randomUUID().slice(0, 5)}` };
+    store.set(`${namespace}/${name}`, stored);
+    return json(res, 201, valid(new Job(jobNow(stored))));
+  };
+
+  const deleteJob = (res: ServerResponse, stored: StoredJob, policy: string | null, body: string): number => {
+    if (body) {
+      try {
+        new DeleteOptions(JSON.parse(body) as object).validate();
+      } catch (error) {
+        invalidBodies.push(body);
+        return status(res, 422, 'Invalid', `DeleteOptions are invalid: ${String(error)}`);
+      }
+    }
+    if (policy !== null && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
+      return status(res, 400, 'BadRequest', `unknown propagationPolicy "${policy}"`);
+    }
+    store.delete(`${stored.job.metadata!.namespace}/${stored.job.metadata!.name}`);
+    deletions.push({ name: stored.job.metadata!.name!, propagationPolicy: policy });
+    return json(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: stored.job.metadata!.name, group: 'batch', kind: 'jobs', uid: stored.job.metadata!.uid } });
+  };
+
+  const podLog = (res: ServerResponse, namespace: string, podName: string, query: URLSearchParams): number => {
+    const stored = [...store.values()].find((s) => s.podName === podName && s.job.metadata!.namespace === namespace);
+    const pod = stored && podNow(stored);
+    if (!stored || !pod) {
+      return status(res, 404, 'NotFound', `pods "${podName}" not found`, { name: podName, kind: 'pods' });
+    }
+    const container = stored.job.spec!.template.spec!.containers[0]!.name;
+    if (query.get('container') !== null && query.get('container') !== container) {
+      return status(res, 400, 'BadRequest', `container ${query.get('container') ?? ''} is not valid for pod ${podName}`);
+    }
+    const moment = momentNow(stored);
+    if (moment.phase === 'creating' || moment.phase === 'pulling-failed') {
+      return status(res, 400, 'BadRequest', `container "${container}" in pod "${podName}" is waiting to start: ${moment.phase === 'creating' ? 'ContainerCreating' : 'ErrImagePull'}`);
+    }
+    const lines = scriptOf(stored.job, (i) => !missing.has(i)).log.slice(0, moment.logLines);
+    let text = lines.map((l) => `${l}\n`).join('');
+    const limit = query.get('limitBytes');
+    if (limit !== null) {
+      text = Buffer.from(text).subarray(0, Number(limit)).toString('utf8');
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(text);
+    return 200;
+  };
+
+  const momentNow = (stored: StoredJob) =>
+    momentOf(scriptOf(stored.job, (i) => !missing.has(i)), Date.now() - stored.createdAt.getTime(), stored.job.spec?.activeDeadlineSeconds);
+  const jobNow = (stored: StoredJob): IJob => ({ ...stored.job, status: jobStatusAt(momentNow(stored), stored.createdAt) });
+  const podNow = (stored: StoredJob): Pod | undefined => {
+    const pod = podAt(stored.job, stored.podName, momentNow(stored), stored.createdAt);
+    return pod && valid(new Pod(pod));
+  };
+
+  const server: Server = createServer({ cert: tls.serverCertificate, key: tls.serverKey }, (req, res) => {
+    handle(req, res)
+      .catch((error: unknown) => status(res, 500, 'InternalError', String(error)))
+      .then((code) => requests.push({ method: req.method ?? '', url: req.url ?? '', authorized: code !== 401, status: code }))
+      .catch(() => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server: `https://127.0.0.1:${port}`,
+    caCertificate: tls.caCertificate,
+    requests,
+    invalidBodies,
+    deletions,
+    jobs: () => [...store.values()].map((s) => s.job),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** What the fake returns must itself be a valid object of its kind. */
+function valid<T extends { validate(): void }>(object: T): T {
+  object.validate();
+  return object;
+}
+
+function parseSelector(selector: string | null): Record<string, string> {
+  if (!selector) {
+    return {};
+  }
+  return Object.fromEntries(selector.split(',').map((term) => term.split('=') as [string, string]));
+}
+
+function json(res: ServerResponse, code: number, body: unknown): number {
+  res.writeHead(code, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+  return code;
+}
+
+function status(res: ServerResponse, code: number, reason: string, message: string, details?: Record<string, string>): number {
+  return json(res, code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code });
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

