@@ -4,6 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { fold, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
 import { decodeRunEvent, parseRunEventsSubject, PREVIOUS_EVENT_HEADER, StreamNames } from '@wrs/messaging';
+import { differences } from './differences';
 import type { FollowerRecord, LogicalCreate } from './workload';
 
 export interface Verdict {
@@ -23,6 +24,10 @@ export interface Observed {
   readonly runs: Map<string, StoredRun>;
   readonly createCommands: Set<string>;
   readonly rows: Map<string, { state: string; version: number; body: RunState }>;
+  /** The sequences the projection stored per run (run_events), to tell a lost event from a bad fold. */
+  readonly storedSeqs: Map<string, number[]>;
+  /** Events the projection has not acknowledged yet (pending plus unacknowledged): 0 once caught up. */
+  readonly projectionBacklog: number;
 }
 
 /** Reads what JetStream and Postgres hold now, straight from the servers (not through the proxies). */
@@ -31,6 +36,7 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
   const nc = await connect({ servers: natsUrl });
   const runs = new Map<string, StoredRun>();
   const createCommands = new Set<string>();
+  let projectionBacklog = Number.POSITIVE_INFINITY;
   try {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
@@ -52,6 +58,8 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
       }
       await messages.close();
     }
+    const projection = await jsm.consumers.info(names.eventsStream, names.projectionConsumer()).catch(() => null);
+    projectionBacklog = projection ? projection.num_pending + projection.num_ack_pending : Number.POSITIVE_INFINITY;
     for (const runId of new Set([...runIdsToCheck, ...runs.keys()])) {
       const message = await jsm.streams.getMessage(names.commandsStream, { last_by_subj: names.createCommand(workspaceId, runId) }).catch(() => null);
       if (message) {
@@ -64,15 +72,20 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
   const pg = new Client({ connectionString: databaseUrl });
   await pg.connect();
   const rows = new Map<string, { state: string; version: number; body: RunState }>();
+  const storedSeqs = new Map<string, number[]>();
   try {
     const result = await pg.query<{ id: string; state: string; version: string; body: RunState }>(`SELECT id, state, version, body FROM "${schema}".runs`);
     for (const row of result.rows) {
       rows.set(row.id, { state: row.state, version: Number(row.version), body: row.body });
     }
+    const events = await pg.query<{ run_id: string; seq: string }>(`SELECT run_id, seq FROM "${schema}".run_events ORDER BY run_id, seq`);
+    for (const e of events.rows) {
+      storedSeqs.set(e.run_id, [...(storedSeqs.get(e.run_id) ?? []), Number(e.seq)]);
+    }
   } finally {
     await pg.end();
   }
-  return { runs, createCommands, rows };
+  return { runs, createCommands, rows, storedSeqs, projectionBacklog };
 }
 
 /** The checker's verdicts on what the workload saw and what the stores hold. */
@@ -178,7 +191,7 @@ export function check(creates: readonly LogicalCreate[], followers: readonly Fol
       followViolations.push(
         `${f.runId}: saw [${f.ids.join(',')}], JetStream holds [${expected.join(',')}]` +
           `${dupes.length ? ` duplicates ${dupes.join(',')}` : ''}${missing.length ? ` missing ${missing.join(',')}` : ''}` +
-          ` connections ${JSON.stringify(f.connections)}`,
+          ` connections ${JSON.stringify(f.connections)}; trace: ${traceSummary(f.trace)}`,
       );
     }
     if (!f.done) {
@@ -199,7 +212,11 @@ export function check(creates: readonly LogicalCreate[], followers: readonly Fol
       continue;
     }
     if (!isDeepStrictEqual(JSON.parse(JSON.stringify(state)), row.body) || row.version !== version) {
-      foldViolations.push(`${run.runId}: row ${row.state}@${row.version}, fold ${state?.state}@${version}`);
+      const differing = differences(row.body, JSON.parse(JSON.stringify(state)) as unknown).join('; ');
+      foldViolations.push(
+        `${run.runId}: row ${row.state}@${row.version}, fold ${state?.state}@${version}${differing ? ` (row vs fold: ${differing})` : ''};` +
+          ` JetStream holds [${run.events.map((e) => `${e.seq} ${e.event.type}`).join(', ')}], run_events [${(observed.storedSeqs.get(run.runId) ?? []).join(',')}]`,
+      );
     }
   }
   for (const runId of observed.rows.keys()) {
@@ -209,4 +226,10 @@ export function check(creates: readonly LogicalCreate[], followers: readonly Fol
   }
   verdict('the Postgres row of every run equals the fold of its events', observed.runs.size, foldViolations);
   return verdicts;
+}
+
+/** The start and end of a follower's trace: enough to see whether it connected, and what it got. */
+function traceSummary(trace: readonly string[]): string {
+  const lines = trace.length > 12 ? [...trace.slice(0, 6), `... ${trace.length - 12} more ...`, ...trace.slice(-6)] : trace;
+  return lines.join(' | ') || 'empty';
 }

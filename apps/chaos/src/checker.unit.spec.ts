@@ -34,6 +34,8 @@ function world(runs: StoredRun[]): Observed {
         return [r.runId, { state: state.state, version: r.events[r.events.length - 1]!.seq, body: JSON.parse(JSON.stringify(state)) as RunState }];
       }),
     ),
+    storedSeqs: new Map(runs.map((r) => [r.runId, r.events.map((e) => e.seq)])),
+    projectionBacklog: 0,
   };
 }
 

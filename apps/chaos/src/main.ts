@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const profile = process.env['CHAOS_PROFILE'] === 'long' ? 'long' : 'short';
   const seconds = Number(process.env['CHAOS_SECONDS'] ?? (profile === 'long' ? 300 : 30));
   const seed = process.env['CHAOS_SEED'] ? Number(process.env['CHAOS_SEED']) : randomInt(1, 2 ** 31 - 1);
-  const settleSeconds = Number(process.env['CHAOS_SETTLE_SECONDS'] ?? (profile === 'long' ? 120 : 30));
+  const settleSeconds = Number(process.env['CHAOS_SETTLE_SECONDS'] ?? (profile === 'long' ? 120 : 45));
   const rate = Number(process.env['CHAOS_RATE'] ?? 4);
   const started = Date.now();
   const t = (): string => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -105,7 +105,11 @@ async function main(): Promise<void> {
     await workload.followersDone(deadline);
     const runIds = new Set(workload.creates.flatMap((c) => c.outcomes.flatMap((o) => (o.ok ? [o.runId] : []))));
     let observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE, runIds, WORKSPACE);
-    while (Date.now() < deadline && [...observed.rows.values()].some((r) => !['succeeded', 'failed', 'canceled'].includes(r.state))) {
+    // Settled: every run ended, and the projection acknowledged every event (one delivered to a
+    // connection a fault cut comes back after the ack wait).
+    const unsettled = (o: typeof observed): boolean =>
+      o.projectionBacklog > 0 || [...o.rows.values()].some((r) => !['succeeded', 'failed', 'canceled'].includes(r.state));
+    while (Date.now() < deadline && unsettled(observed)) {
       await sleep(500);
       observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE, runIds, WORKSPACE);
     }
@@ -127,6 +131,7 @@ async function main(): Promise<void> {
       runsInJetStream: observed.runs.size,
       eventsInJetStream: [...observed.runs.values()].reduce((n, r) => n + r.events.length, 0),
       rowsInPostgres: observed.rows.size,
+      projectionBacklogAtCheck: observed.projectionBacklog,
       finalStates: tally([...observed.rows.values()].map((r) => r.state)),
       followers: workload.followers.length,
       followerEvents: workload.followers.reduce((n, f) => n + f.ids.length, 0),

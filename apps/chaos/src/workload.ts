@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { EventSource } from 'eventsource';
 import { WrsApiError, WrsClient, WrsNetworkError, type CreateRunRequest } from '@wrs/client';
 import { Random } from './random';
@@ -59,7 +60,7 @@ export class Workload {
   private readonly client: WrsClient;
   private stopped = false;
   /** Aborts the creates still retrying when the drain's time is up (they count as unanswered). */
-  private readonly abandon = new AbortController();
+  private readonly abandon = abandonController();
 
   constructor(private readonly options: WorkloadOptions) {
     this.random = new Random(options.seed);
@@ -241,4 +242,14 @@ function describeError(error: unknown): string {
     return `network: ${error.message.replace(/ \(request [^)]*\)/, '')}`;
   }
   return String(error);
+}
+
+/**
+ * One signal that every create in flight listens to, so more than Node's default ten listeners are
+ * expected: without raising the limit, a busy phase prints a false MaxListenersExceededWarning.
+ */
+function abandonController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

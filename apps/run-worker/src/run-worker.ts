@@ -57,7 +57,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const jsm = await jetstreamManager(nc);
   await ensureStreams(jsm, names, { idempotencyRetentionMs: options.idempotencyRetentionMs, replicas: options.streamReplicas });
   const failpoint = new Failpoint(options.failpoint);
-  const handler = new RunCommandHandler(new RunEventStore(js, jsm, names));
+  const eventStore = new RunEventStore(js, jsm, names);
+  const handler = new RunCommandHandler(eventStore);
   const vault = new CredentialVault(new ProviderCredentials(db), options.privateKeks);
   const providers = new ProviderRegistry(
     offers.flatMap((offer): RunProvider[] => {
@@ -89,7 +90,9 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     (name) => failpoint.hit(name),
   );
   const commands = new CommandConsumer(handler);
-  const projection = new ProjectionConsumer(new RunProjection(db), (run) => reconciler.poke(run));
+  const projection = new ProjectionConsumer(new RunProjection(db), (run) => reconciler.poke(run), eventStore, (error, hole) =>
+    log('warn', 'could not fill a hole in a run\'s events now; its redelivery will', { runId: hole.runId, seq: hole.seq, error: String(error) }),
+  );
   const onError = (kind: string) => (error: unknown, message: { seq: number; subject: string }) =>
     log('warn', `${kind} message failed; it will be redelivered`, { seq: message.seq, ...idsFromSubject(message), error: String(error) });
   const commandConsumer = new DurableConsumer(js, jsm, {

@@ -1,4 +1,5 @@
 import type { JsMsg } from '@nats-io/jetstream';
+import type { MsgHdrs } from '@nats-io/nats-core';
 import { isUuid, type RunEvent } from '@wrs/domain';
 import { parseRunEventsSubject } from './names';
 
@@ -27,15 +28,40 @@ export function decodeRunEvent(bytes: Uint8Array): { envelope: RunEventEnvelope;
   return { envelope, event: { type: envelope.type, data: envelope.data } as RunEvent };
 }
 
+/** Header naming the sequence of the run's previous event (0 for its first). */
+export const PREVIOUS_EVENT_HEADER = 'Run-Previous-Seq';
+
+/** One run's event as read from the events stream: its sequence, the previous one's and the event. */
+export interface StreamRunEvent {
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly seq: number;
+  /** The run's previous event's sequence (0 for its first), or null if the message does not say. */
+  readonly previous: number | null;
+  readonly event: RunEvent;
+}
+
 /** A message of the events stream as the event of a run, or null if it cannot be one. */
-export function runEventOf(message: JsMsg): { runId: string; workspaceId: string; seq: number; event: RunEvent } | null {
-  const ids = parseRunEventsSubject(message.subject);
+export function runEventOf(message: JsMsg): StreamRunEvent | null {
+  return runEventFrom(message.subject, message.seq, message.data, message.headers);
+}
+
+/** The same for a message read by sequence (a `StoredMsg`, whose headers are named `header`). */
+export function runEventFrom(subject: string, seq: number, data: Uint8Array, meta: MsgHdrs | undefined): StreamRunEvent | null {
+  const ids = parseRunEventsSubject(subject);
   if (!ids || !isUuid(ids.runId)) {
     return null;
   }
   try {
-    return { ...ids, seq: message.seq, event: decodeRunEvent(message.data).event };
+    return { ...ids, seq, previous: previousOf(meta), event: decodeRunEvent(data).event };
   } catch {
     return null;
   }
+}
+
+/** The previous event's sequence a message names, or null when it names none (or nonsense). */
+export function previousOf(meta: MsgHdrs | undefined): number | null {
+  const value = meta?.get(PREVIOUS_EVENT_HEADER);
+  const previous = value ? Number(value) : NaN;
+  return Number.isSafeInteger(previous) && previous >= 0 ? previous : null;
 }

@@ -112,6 +112,40 @@ const log = (index: number): RunEvent => ({ type: 'run.log', data: { index, stre
     await reading;
     expect([...seen, ...after.map((e) => e.seq)]).toEqual([1, 2, 3, 4, 5]);
   }, 60_000);
+
+  it('after a black hole (no reconnect), a subscription delivers the events appended meanwhile or ends', async () => {
+    const names = new StreamNames('feedhole');
+    const direct = await connect({ servers: `nats://127.0.0.1:${port}` });
+    try {
+      const directJsm = await jetstreamManager(direct);
+      await ensureStreams(directJsm, names);
+      const store = new RunEventStore(jetstream(direct), directJsm, names);
+      const feed = new RunEventFeed(jetstream(nc), await jetstreamManager(nc), names, nc);
+      const runId = '9a1e4c52-8a43-4c39-9d0e-1f6a2b7c9d11';
+      let version = await store.append('ws', runId, [log(0)], 0, 'h0');
+      const subscription = await feed.follow('ws', runId, 0);
+      const seen: number[] = [];
+      let ended = false;
+      const reading = (async () => {
+        for await (const e of subscription) {
+          seen.push(e.seq);
+        }
+        ended = true;
+      })();
+      await waitUntil(() => seen.length === 1);
+      proxy.setFault({ kind: 'blackhole' });
+      await sleep(1000);
+      version = await store.append('ws', runId, [log(1)], version, 'h1');
+      await sleep(6000);
+      proxy.setFault({ kind: 'none' });
+      await waitUntil(() => seen.length === 2 || ended, 40_000);
+      await subscription.close();
+      await reading;
+      expect(seen.length === 2 ? seen : 'ended').toEqual(seen.length === 2 ? [seen[0], version] : 'ended');
+    } finally {
+      await direct.close();
+    }
+  }, 60_000);
 });
 
 async function waitUntil(probe: () => boolean, timeoutMs = 20_000): Promise<void> {

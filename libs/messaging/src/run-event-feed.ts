@@ -1,8 +1,7 @@
 import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { StreamNames } from './names';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
-import { decodeRunEvent, type RunEventEnvelope } from './run-event-codec';
-import { PREVIOUS_EVENT_HEADER } from './run-event-store';
+import { decodeRunEvent, previousOf, type RunEventEnvelope } from './run-event-codec';
 
 export interface FeedEvent {
   readonly seq: number;
@@ -91,9 +90,4 @@ export class RunEventFeed {
     this.open.add(subscription);
     return subscription;
   }
-}
-
-function previousOf(meta: MsgHdrs | undefined): number | null {
-  const value = meta?.get(PREVIOUS_EVENT_HEADER);
-  return value ? Number(value) : null;
 }

@@ -8,11 +8,9 @@ import {
 import { headers } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import type { StreamNames } from './names';
-import { decodeRunEvent, encodeRunEvent } from './run-event-codec';
+import { decodeRunEvent, encodeRunEvent, PREVIOUS_EVENT_HEADER, runEventFrom, type StreamRunEvent } from './run-event-codec';
 import { publishTraced } from './traced-publish';
 
-/** Header naming the sequence of the run's previous event (0 for its first). */
-export const PREVIOUS_EVENT_HEADER = 'Run-Previous-Seq';
 
 export interface RecordedRunEvent {
   readonly seq: number;
@@ -45,6 +43,12 @@ export class RunEventStore {
       last_by_subj: this.names.runEvents(workspaceId, runId),
     });
     return last?.seq ?? 0;
+  }
+
+  /** The run event stored at a stream sequence, or null if the stream holds none there (any more). */
+  async bySeq(seq: number): Promise<StreamRunEvent | null> {
+    const message = await this.jsm.streams.getMessage(this.names.eventsStream, { seq });
+    return message ? runEventFrom(message.subject, message.seq, message.data, message.header) : null;
   }
 
   async read(workspaceId: string, runId: string): Promise<{ events: RecordedRunEvent[]; version: number }> {

@@ -123,6 +123,47 @@ describe('RunProjection against real Postgres', () => {
     expect(stored.map((r) => r.event.data.line)).toEqual(['a\uFFFDb', '\uFFFDx']);
   });
 
+  describe('with each event naming its previous one (as JetStream messages do)', () => {
+    const chained = (runId: string): { runId: string; seq: number; previous: number; event: RunEvent }[] =>
+      lifecycle(runId).map((e, k, all) => ({ runId, ...e, previous: k === 0 ? 0 : all[k - 1]!.seq }));
+
+    it('stops the row before an event not delivered yet, names it, and goes on when it comes', async () => {
+      const runId = randomUUID();
+      const [created, dispatched, started, succeeded] = chained(runId);
+      await projection.projectBatch([created!, dispatched!]);
+      // run.started (15) is lost for now; run.succeeded (19) names it as its previous event.
+      const [held] = await projection.projectBatch([succeeded!]);
+      expect(held).toMatchObject({ appliedSeqs: [19], version: 12, missing: 15 });
+      // The row is a state the run was really in: dispatched, and nothing folded past the hole.
+      expect(await queries.find('ws', runId)).toMatchObject({ state: 'starting', version: 12, startedAt: null });
+      const [filled] = await projection.projectBatch([started!]);
+      expect(filled).toMatchObject({ appliedSeqs: [15], version: 19, missing: null });
+      expect(await queries.find('ws', runId)).toEqual({ ...fold(chained(runId).map((e) => e.event)), terminal: true, version: 19 });
+    });
+
+    it('holds a run without a row until its creation arrives, then folds the whole chain', async () => {
+      const runId = randomUUID();
+      const [created, dispatched, started] = chained(runId);
+      expect(await projection.projectBatch([started!, dispatched!])).toEqual([
+        expect.objectContaining({ state: null, version: 0, missing: 10 }),
+      ]);
+      expect(await queries.find('ws', runId)).toBeNull();
+      await projection.projectBatch([created!]);
+      expect(await queries.find('ws', runId)).toMatchObject({ state: 'running', version: 15 });
+    });
+
+    it('folds across a hole it is told no delivery will fill', async () => {
+      const runId = randomUUID();
+      const [created, dispatched, , succeeded] = chained(runId);
+      await projection.projectBatch([created!, dispatched!, succeeded!]);
+      expect(await queries.find('ws', runId)).toMatchObject({ state: 'starting', version: 12 });
+      expect(await projection.foldAcrossHole(runId)).toMatchObject({ version: 19, missing: null });
+      expect(await queries.find('ws', runId)).toMatchObject({ state: 'succeeded', version: 19, startedAt: null });
+      // Nothing more to fold: nothing written.
+      expect(await projection.foldAcrossHole(runId)).toBeNull();
+    });
+  });
+
   it('hides a run from another workspace', async () => {
     const runId = randomUUID();
     const [first] = lifecycle(runId);

@@ -1,4 +1,4 @@
-import { evolve, fold, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
+import { evolve, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 
 export interface ProjectionResult {
@@ -12,6 +12,11 @@ export interface ProjectionResult {
 export interface DeliveredEvent {
   readonly runId: string;
   readonly seq: number;
+  /**
+   * The sequence of the run's previous event (0 for its first), as the message says; null or absent
+   * when unknown, and then the event is taken to follow whatever came before it.
+   */
+  readonly previous?: number | null;
   readonly event: RunEvent;
 }
 
@@ -22,22 +27,55 @@ export interface ProjectedRun {
   readonly version: number;
   /** The sequences of the batch's events of this run that were new (not redeliveries). */
   readonly appliedSeqs: readonly number[];
+  /**
+   * The sequence of an event the run's chain lacks: stored events name it as their previous one, but
+   * it has not been delivered (yet). The row stops before it; null when the chain has no hole.
+   */
+  readonly missing: number | null;
+}
+
+interface StoredEvent {
+  readonly seq: number;
+  readonly previous: number | null;
+  readonly event: RunEvent;
 }
 
 /**
- * Projects events into Postgres. A run's events are kept and re-folded in sequence order under a
- * per-run lock, in one transaction, so the row is correct whatever order and however often events are
- * delivered: derived state stays a pure fold of the events, and no replica can regress it.
+ * Projects events into Postgres. A run's events are kept, and its row is the fold of the longest
+ * unbroken chain of them from its first event (each event names its previous one), under a per-run lock,
+ * in one transaction. So the row is correct whatever order and however often events are delivered, no
+ * replica can regress it, and a row at version V has folded every event of the run up to V: a client
+ * that reads it and then follows the events from V misses none (found by the chaos run: an event whose
+ * delivery was lost to a NATS fault came 30 s later, and a row that had folded past it was wrong).
  *
- * A batch costs a fixed number of statements whatever its size (insert, lock, read, upsert), so a
+ * A batch costs a fixed number of statements whatever its size (lock, insert, read, upsert), so a
  * backlog is caught up at the rate Postgres takes rows, not at one transaction per event.
  */
 export class RunProjection {
   constructor(private readonly db: DataSource) {}
 
-  async project(runId: string, seq: number, event: RunEvent): Promise<ProjectionResult> {
-    const [run] = await this.projectBatch([{ runId, seq, event }]);
+  async project(runId: string, seq: number, event: RunEvent, previous: number | null = null): Promise<ProjectionResult> {
+    const [run] = await this.projectBatch([{ runId, seq, event, previous }]);
     return { state: run?.state ?? null, version: run?.version ?? 0, applied: run?.appliedSeqs.includes(seq) ?? false };
+  }
+
+  /**
+   * Folds a run on across the hole its chain stops at: for events JetStream no longer holds (retention
+   * or purge), which no delivery will ever fill.
+   */
+  async foldAcrossHole(runId: string): Promise<ProjectedRun | null> {
+    return this.db.transaction(async (tx) => {
+      await lockRuns(tx, [runId]);
+      const row = (await rowsOf(tx, [runId])).get(runId) ?? null;
+      const stored = await eventsAfter(tx, new Map([[runId, row]]));
+      const chain = foldChain(row, stored.get(runId) ?? [], true);
+      if (!chain.state || chain.version === row?.version) {
+        return null;
+      }
+      const projected: ProjectedRun = { runId, ...chain, appliedSeqs: [] };
+      await upsertRuns(tx, [projected]);
+      return projected;
+    });
   }
 
   async projectBatch(delivered: readonly DeliveredEvent[]): Promise<ProjectedRun[]> {
@@ -48,12 +86,13 @@ export class RunProjection {
       const runIds = [...new Set(delivered.map((d) => d.runId))];
       await lockRuns(tx, runIds);
       const inserted: { run_id: string; seq: string }[] = await tx.query(
-        `INSERT INTO run_events (run_id, seq, type, event)
-         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::jsonb[])
+        `INSERT INTO run_events (run_id, seq, previous, type, event)
+         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::jsonb[])
          ON CONFLICT DO NOTHING RETURNING run_id, seq`,
         [
           delivered.map((d) => d.runId),
           delivered.map((d) => d.seq),
+          delivered.map((d) => d.previous ?? null),
           delivered.map((d) => d.event.type),
           delivered.map((d) => JSON.stringify(d.event)),
         ],
@@ -62,65 +101,91 @@ export class RunProjection {
       for (const row of inserted) {
         applied.set(row.run_id, [...(applied.get(row.run_id) ?? []), Number(row.seq)]);
       }
-      const current = new Map<string, { version: number; body: RunState }>();
-      const rows: { id: string; version: string; body: RunState }[] = await tx.query(
-        'SELECT id, version, body FROM runs WHERE id = ANY($1::uuid[])',
-        [runIds],
+      const current = await rowsOf(tx, runIds);
+      // A row folds its chain up to its version, so the chain goes on from there; an event stored at or
+      // below it (one without a known previous, delivered late) means folding from the start again.
+      const from = new Map(
+        [...applied.keys()].map((runId) => {
+          const row = current.get(runId);
+          const late = !row || Math.min(...applied.get(runId)!) <= row.version;
+          return [runId, late ? null : row] as const;
+        }),
       );
-      for (const row of rows) {
-        current.set(row.id, { version: Number(row.version), body: row.body });
-      }
-      // The row folds every event up to its version. New events all above it extend that fold; one
-      // below it (a late delivery) means folding the run's events again from the start.
-      const refold = runIds.filter((id) => {
-        const seqs = applied.get(id) ?? [];
-        const row = current.get(id);
-        return seqs.length > 0 && (!row || Math.min(...seqs) <= row.version);
-      });
-      const stored = await eventsOf(tx, refold);
+      const stored = await eventsAfter(tx, from);
       const projected = runIds.map((runId): ProjectedRun => {
         const seqs = applied.get(runId) ?? [];
         const row = current.get(runId);
-        if (refold.includes(runId)) {
-          const events = stored.get(runId) ?? [];
-          return { runId, state: fold(events.map((e) => e.event)), version: events[events.length - 1]?.seq ?? 0, appliedSeqs: seqs };
-        }
         if (seqs.length === 0) {
-          return { runId, state: row?.body ?? null, version: row?.version ?? 0, appliedSeqs: seqs };
+          return { runId, state: row?.body ?? null, version: row?.version ?? 0, appliedSeqs: seqs, missing: null };
         }
-        const fresh = newEvents(delivered, runId, seqs);
-        return {
-          runId,
-          state: fresh.reduce<RunState | null>((state, e) => evolve(state, e.event), row!.body),
-          version: fresh[fresh.length - 1]!.seq,
-          appliedSeqs: seqs,
-        };
+        const start = from.get(runId) ?? null;
+        const chain = foldChain(start, stored.get(runId) ?? [], false);
+        return { runId, ...chain, appliedSeqs: seqs };
       });
       // No version guard: under the lock the fold covers every event committed so far, so it is
-      // always the newest truth, also when a late event lands below the highest sequence seen.
-      await upsertRuns(tx, projected.filter((p) => p.state !== null && p.appliedSeqs.length > 0));
+      // always the newest truth. A chain that did not get past its row (a hole right after it) leaves
+      // the row as it is.
+      const changed = projected.filter((p) => {
+        const start = from.get(p.runId);
+        return p.state !== null && p.appliedSeqs.length > 0 && !(start && p.version === start.version);
+      });
+      await upsertRuns(tx, changed);
       return projected;
     });
   }
 }
 
-/** The delivered events of a run with these (newly stored) sequences, in sequence order, once each. */
-function newEvents(delivered: readonly DeliveredEvent[], runId: string, seqs: readonly number[]): DeliveredEvent[] {
-  const bySeq = new Map(delivered.filter((d) => d.runId === runId && seqs.includes(d.seq)).map((d) => [d.seq, d]));
-  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+/**
+ * Folds stored events onto a row along the chain: each event must name the one before it. It stops at
+ * a hole (an event naming a previous one that is not there) unless told to fold across it.
+ */
+function foldChain(
+  start: { version: number; body: RunState } | null,
+  events: readonly StoredEvent[],
+  acrossHoles: boolean,
+): { state: RunState | null; version: number; missing: number | null } {
+  let state: RunState | null = start?.body ?? null;
+  let version = start?.version ?? 0;
+  for (const e of events) {
+    // `previous` below the version cannot happen with appends guarded by the subject's last sequence;
+    // folding such an event anyway keeps a run from stalling on data written some other way.
+    if (e.previous !== null && e.previous > version && !acrossHoles) {
+      return { state, version, missing: e.previous };
+    }
+    state = evolve(state, e.event);
+    version = e.seq;
+  }
+  return { state, version, missing: null };
 }
 
-async function eventsOf(tx: EntityManager, runIds: readonly string[]): Promise<Map<string, { seq: number; event: RunEvent }[]>> {
-  const byRun = new Map<string, { seq: number; event: RunEvent }[]>();
-  if (runIds.length === 0) {
-    return byRun;
-  }
-  const rows: { run_id: string; seq: string; event: RunEvent }[] = await tx.query(
-    'SELECT run_id, seq, event FROM run_events WHERE run_id = ANY($1::uuid[]) ORDER BY run_id, seq',
+async function rowsOf(tx: EntityManager, runIds: readonly string[]): Promise<Map<string, { version: number; body: RunState }>> {
+  const rows: { id: string; version: string; body: RunState }[] = await tx.query(
+    'SELECT id, version, body FROM runs WHERE id = ANY($1::uuid[])',
     [runIds],
   );
+  return new Map(rows.map((row) => [row.id, { version: Number(row.version), body: row.body }]));
+}
+
+/** Each run's stored events above a version (all of them for a null start), in sequence order. */
+async function eventsAfter(
+  tx: EntityManager,
+  from: ReadonlyMap<string, { version: number } | null>,
+): Promise<Map<string, StoredEvent[]>> {
+  const byRun = new Map<string, StoredEvent[]>();
+  if (from.size === 0) {
+    return byRun;
+  }
+  const rows: { run_id: string; seq: string; previous: string | null; event: RunEvent }[] = await tx.query(
+    `SELECT e.run_id, e.seq, e.previous, e.event
+     FROM unnest($1::uuid[], $2::bigint[]) AS f(run_id, after)
+     JOIN run_events e ON e.run_id = f.run_id AND e.seq > f.after
+     ORDER BY e.run_id, e.seq`,
+    [[...from.keys()], [...from.values()].map((start) => start?.version ?? 0)],
+  );
   for (const row of rows) {
-    byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), { seq: Number(row.seq), event: row.event }]);
+    const events = byRun.get(row.run_id) ?? [];
+    events.push({ seq: Number(row.seq), previous: row.previous === null ? null : Number(row.previous), event: row.event });
+    byRun.set(row.run_id, events);
   }
   return byRun;
 }

@@ -11,6 +11,10 @@ export class RunEventEntity {
   @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
   seq!: number;
 
+  /** The sequence of the run's previous event (0 for its first); null where it was not known. */
+  @Column({ type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  previous!: number | null;
+
   @Column({ type: 'text' })
   type!: string;
 
