@@ -103,9 +103,29 @@ const ALGORITHMS: Record<string, { keyType: string; check(key: KeyObject): boole
  * lifetime are checked, with a small clock skew.
  */
 export class AccessTokenVerifier {
-  constructor(private readonly options: VerifierOptions) {}
+  /**
+   * Tokens whose signature verified, with their key id and claims: a client sends the same token with
+   * every request, and the signature check was the largest cost of an authenticated read in the
+   * profile. Only the signature is remembered; the key must still be current and the claims are checked
+   * again (expiry) on every use. Bounded: the oldest entry goes first.
+   */
+  private readonly verified = new Map<string, { kid: string; claims: Record<string, unknown> }>();
+
+  constructor(
+    private readonly options: VerifierOptions,
+    private readonly maxRemembered = 10_000,
+  ) {}
 
   async verify(token: string, now: number = Date.now()): Promise<VerifiedToken> {
+    const remembered = this.verified.get(token);
+    if (remembered && this.options.keys.key(remembered.kid)) {
+      try {
+        return this.checkClaims(remembered.claims, Math.floor(now / 1000));
+      } catch (error) {
+        this.verified.delete(token);
+        throw error;
+      }
+    }
     const parts = token.split('.');
     if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) {
       throw new TokenError('token_malformed', 'not a compact JWS');
@@ -129,7 +149,17 @@ export class AccessTokenVerifier {
     if (!key || !algorithm.check(key) || !algorithm.verify(Buffer.from(`${encodedHeader}.${encodedClaims}`), key, signature)) {
       throw new TokenError('token_invalid_signature', 'signature does not verify');
     }
-    return this.checkClaims(parseSegment(encodedClaims), Math.floor(now / 1000));
+    const claims = parseSegment(encodedClaims);
+    const verified = this.checkClaims(claims, Math.floor(now / 1000));
+    this.remember(token, kid, claims);
+    return verified;
+  }
+
+  private remember(token: string, kid: string, claims: Record<string, unknown>): void {
+    if (this.verified.size >= this.maxRemembered) {
+      this.verified.delete(this.verified.keys().next().value as string);
+    }
+    this.verified.set(token, { kid, claims });
   }
 
   private checkClaims(claims: Record<string, unknown>, now: number): VerifiedToken {

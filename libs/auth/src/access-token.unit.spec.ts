@@ -102,6 +102,32 @@ describe('access tokens', () => {
   });
 });
 
+describe('a token whose signature verified before (remembered, so a client\'s every request is cheap)', () => {
+  it('is refused once it expires', async () => {
+    const token = mint();
+    expect(await codeOf(() => verifier.verify(token, NOW))).toBe('accepted');
+    expect(await codeOf(() => verifier.verify(token, NOW + 900_000 + 31_000))).toBe('token_expired');
+  });
+
+  it('is refused once its key is no longer among the verification keys', async () => {
+    const keys = new Map([[current.key.kid, current.publicKey]]);
+    const rotating = new AccessTokenVerifier({ keys: new StaticKeySource(keys), issuer: 'iss', audience: 'aud', maxTtlSeconds: 3600, clockSkewSeconds: 30 });
+    const token = mint();
+    expect(await codeOf(() => rotating.verify(token, NOW))).toBe('accepted');
+    keys.delete(current.key.kid);
+    expect(await codeOf(() => rotating.verify(token, NOW))).toBe('token_invalid_signature');
+  });
+
+  it('remembers a bounded number of tokens and still verifies the ones it forgot', async () => {
+    const small = new AccessTokenVerifier({ keys: new StaticKeySource(new Map([[current.key.kid, current.publicKey]])), issuer: 'iss', audience: 'aud', maxTtlSeconds: 3600, clockSkewSeconds: 30 }, 2);
+    const tokens = [mint(), mint(), mint()];
+    for (const token of [...tokens, ...tokens]) {
+      expect(await codeOf(() => small.verify(token, NOW))).toBe('accepted');
+    }
+    expect((small as unknown as { verified: Map<string, unknown> }).verified.size).toBe(2);
+  });
+});
+
 describe('tokens not bound to one workspace', () => {
   it('yields the allowed workspaces of a `wss` token, and no bound workspace', async () => {
     const token = mintAccessToken(current.key, {
