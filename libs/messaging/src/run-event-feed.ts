@@ -1,7 +1,8 @@
-import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { StreamNames } from './names';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { decodeRunEvent, previousOf, type RunEventEnvelope } from './run-event-codec';
+import { FollowerQueue, RunTail } from './run-tail';
 
 export interface FeedEvent {
   readonly seq: number;
@@ -18,12 +19,18 @@ export interface Subscription extends AsyncIterable<FeedEvent> {
   close(): Promise<void>;
 }
 
+/** How many live events a follower may have waiting before it is ended (its client resumes). */
+const MAX_QUEUED_PER_FOLLOWER = 10_000;
+
 /**
- * Reads a run's events for the stream-relay: an ordered consumer filtered to the run's subject,
- * starting right after the last id the client has. Stateless: any replica can serve any resume.
+ * Reads a run's events for the stream-relay. Followers of a run on one relay share one live ordered
+ * consumer of the run's subject (a `RunTail`); a follower that starts behind it first reads the events
+ * it lacks with an ordered consumer of its own, which it closes once it reaches the tail. Stateless
+ * across replicas: any replica can serve any resume.
  */
 export class RunEventFeed {
   private readonly open = new Set<Subscription>();
+  private readonly tails = new Map<string, Promise<RunTail<FeedEvent>>>();
 
   /**
    * With the connection, every open subscription ends when it reconnects: an ordered consumer that
@@ -36,6 +43,7 @@ export class RunEventFeed {
     private readonly jsm: JetStreamManager,
     private readonly names: StreamNames,
     connection?: NatsConnection,
+    private readonly maxQueuedPerFollower = MAX_QUEUED_PER_FOLLOWER,
   ) {
     if (connection) {
       void this.endStreamsOnReconnect(connection);
@@ -46,8 +54,14 @@ export class RunEventFeed {
     for await (const status of connection.status()) {
       if (status.type === 'reconnect') {
         await Promise.all([...this.open].map((subscription) => subscription.close()));
+        await Promise.all([...this.tails.values()].map(async (tail) => (await tail.catch(() => null))?.close()));
       }
     }
+  }
+
+  /** How many live consumers this feed holds (one per followed run): for tests and metrics. */
+  get liveConsumers(): number {
+    return this.tails.size;
   }
 
   async last(workspaceId: string, runId: string): Promise<FeedEvent | null> {
@@ -68,26 +82,108 @@ export class RunEventFeed {
   }
 
   async follow(workspaceId: string, runId: string, afterSeq: number): Promise<Subscription> {
+    const tail = await this.tailOf(workspaceId, runId);
+    const queue = new FollowerQueue<FeedEvent>(this.maxQueuedPerFollower);
+    // Attached in the same turn the tail was got: every event after `joinedAt` reaches the queue.
+    const joinedAt = tail.attach(queue);
+    let history: ConsumerMessages | null = null;
+    try {
+      history = afterSeq < joinedAt ? await this.catchUp(workspaceId, runId, afterSeq) : null;
+    } catch (error) {
+      tail.detach(queue);
+      throw error;
+    }
+    const open = this.open;
+    let closed = false;
+    const subscription: Subscription = {
+      close: async () => {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        open.delete(subscription);
+        queue.end();
+        tail.detach(queue);
+        await history?.close();
+      },
+      async *[Symbol.asyncIterator]() {
+        let last = afterSeq;
+        if (history) {
+          // The events it lacks up to where it joined the tail; any later one comes from the tail.
+          for await (const m of history) {
+            if (closed || m.seq > joinedAt) {
+              break;
+            }
+            last = m.seq;
+            yield feedEventOf(m);
+            if (m.seq >= joinedAt || m.info.pending === 0) {
+              break;
+            }
+          }
+          await history.close();
+        }
+        for await (const e of queue.drain()) {
+          if (e.seq > last) {
+            last = e.seq;
+            yield e.value;
+          }
+        }
+      },
+    };
+    this.open.add(subscription);
+    if (tail.isClosed) {
+      // The tail ended between being got and joined (its consumer failed): the stream ends at once
+      // and the client resumes.
+      queue.end();
+    }
+    return subscription;
+  }
+
+  /** The run's tail on this relay, opened at the subject's last sequence if there is none. */
+  private async tailOf(workspaceId: string, runId: string): Promise<RunTail<FeedEvent>> {
+    const key = `${workspaceId}/${runId}`;
+    for (;;) {
+      let pending = this.tails.get(key);
+      if (!pending) {
+        pending = this.openTail(workspaceId, runId, () => {
+          if (this.tails.get(key) === pending) {
+            this.tails.delete(key);
+          }
+        });
+        this.tails.set(key, pending);
+        pending.catch(() => this.tails.get(key) === pending && this.tails.delete(key));
+      }
+      const tail = await pending;
+      if (!tail.isClosed) {
+        return tail;
+      }
+    }
+  }
+
+  private async openTail(workspaceId: string, runId: string, onClosed: () => void): Promise<RunTail<FeedEvent>> {
+    const subject = this.names.runEvents(workspaceId, runId);
+    const last = await this.jsm.streams.getMessage(this.names.eventsStream, { last_by_subj: subject });
+    const position = last?.seq ?? 0;
+    const consumer = await this.js.consumers.get(this.names.eventsStream, {
+      filter_subjects: subject,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: position + 1,
+    });
+    const messages = await consumer.consume({ max_messages: 256 });
+    return new RunTail<FeedEvent>(messages, position, feedEventOf, onClosed);
+  }
+
+  /** An ordered consumer of the run's events from `afterSeq + 1`, for a follower behind the tail. */
+  private async catchUp(workspaceId: string, runId: string, afterSeq: number): Promise<ConsumerMessages> {
     const consumer = await this.js.consumers.get(this.names.eventsStream, {
       filter_subjects: this.names.runEvents(workspaceId, runId),
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: afterSeq + 1,
     });
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: 256 });
-    const open = this.open;
-    const subscription: Subscription = {
-      close: async () => {
-        open.delete(subscription);
-        await messages.close();
-      },
-      async *[Symbol.asyncIterator]() {
-        for await (const m of messages) {
-          const json = m.string();
-          yield { seq: m.seq, previous: previousOf(m.headers), envelope: decodeRunEvent(m.data).envelope, json, headers: m.headers };
-        }
-      },
-    };
-    this.open.add(subscription);
-    return subscription;
+    return consumer.consume({ max_messages: 256 });
   }
+}
+
+function feedEventOf(m: JsMsg): FeedEvent {
+  return { seq: m.seq, previous: previousOf(m.headers), envelope: decodeRunEvent(m.data).envelope, json: m.string(), headers: m.headers };
 }

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { RunEvent } from '@wrs/domain';
+import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import { connectNats } from './nats-connection';
+import { StreamNames } from './names';
+import { RunEventFeed, type Subscription } from './run-event-feed';
+import { RunEventStore } from './run-event-store';
+import { ensureStreams } from './streams';
+
+const log = (index: number): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line: `line ${index}`, at: new Date().toISOString() } });
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Reads a subscription into an array until it ends. */
+function collect(subscription: Subscription): { seqs: number[]; done: Promise<void> } {
+  const seqs: number[] = [];
+  const done = (async () => {
+    for await (const e of subscription) {
+      seqs.push(e.seq);
+    }
+  })();
+  return { seqs, done };
+}
+
+async function waitUntil(probe: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) {
+      throw new Error('timed out');
+    }
+    await sleep(20);
+  }
+}
+
+describe('RunEventFeed against real JetStream: one live consumer per followed run, exact for every follower', () => {
+  let env: IsolatedEnvironment;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let names: StreamNames;
+  let store: RunEventStore;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment();
+    nc = await connectNats(env.natsUrl, 'test');
+    names = new StreamNames(env.namespace);
+    jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm, names);
+    store = new RunEventStore(jetstream(nc), jsm, names);
+  });
+
+  afterAll(async () => {
+    await nc.close();
+    await env.cleanup();
+  });
+
+  async function appendLogs(runId: string, from: number, to: number, version: number): Promise<{ version: number; seqs: number[] }> {
+    const seqs: number[] = [];
+    for (let i = from; i < to; i++) {
+      version = await store.append('ws', runId, [log(i)], version, `l${i}`);
+      seqs.push(version);
+    }
+    return { version, seqs };
+  }
+
+  const serverConsumers = async (): Promise<number> => (await jsm.streams.info(names.eventsStream)).state.consumer_count;
+
+  it('serves 50 followers at the head of a run from one consumer, each getting every later event once', async () => {
+    const feed = new RunEventFeed(jetstream(nc), jsm, names);
+    const runId = randomUUID();
+    const before = await appendLogs(runId, 0, 3, 0);
+    const consumersBefore = await serverConsumers();
+    const followers = await Promise.all(Array.from({ length: 50 }, () => feed.follow('ws', runId, before.version)));
+    const reads = followers.map(collect);
+    expect(feed.liveConsumers).toBe(1);
+    expect(await serverConsumers()).toBe(consumersBefore + 1);
+    const after = await appendLogs(runId, 3, 8, before.version);
+    await waitUntil(() => reads.every((r) => r.seqs.length === after.seqs.length));
+    await Promise.all(followers.map((f) => f.close()));
+    await Promise.all(reads.map((r) => r.done));
+    for (const r of reads) {
+      expect(r.seqs).toEqual(after.seqs);
+    }
+    expect(feed.liveConsumers).toBe(0);
+  });
+
+  it('gives followers starting at the beginning, the middle and the head exactly their tails while the run goes on', async () => {
+    const feed = new RunEventFeed(jetstream(nc), jsm, names);
+    const runId = randomUUID();
+    const first = await appendLogs(runId, 0, 20, 0);
+    const head = await feed.follow('ws', runId, first.version);
+    const headRead = collect(head);
+    // Appending goes on while the others catch up from behind the tail.
+    const appending = appendLogs(runId, 20, 40, first.version);
+    const starts = [0, first.seqs[9]!, first.seqs[19]!];
+    const others = await Promise.all(starts.map((after) => feed.follow('ws', runId, after)));
+    const otherReads = others.map(collect);
+    const rest = await appending;
+    const all = [...first.seqs, ...rest.seqs];
+    const tailAfter = (after: number): number[] => all.filter((seq) => seq > after);
+    await waitUntil(() => otherReads.every((r, i) => r.seqs.length === tailAfter(starts[i]!).length) && headRead.seqs.length === rest.seqs.length);
+    await Promise.all([head, ...others].map((s) => s.close()));
+    await Promise.all([headRead, ...otherReads].map((r) => r.done));
+    expect(headRead.seqs).toEqual(rest.seqs);
+    otherReads.forEach((r, i) => expect(r.seqs).toEqual(tailAfter(starts[i]!)));
+    expect(feed.liveConsumers).toBe(0);
+  });
+
+  it('ends a follower that lets more live events wait than it may (its client resumes), not the others', async () => {
+    const feed = new RunEventFeed(jetstream(nc), jsm, names, undefined, 5);
+    const runId = randomUUID();
+    const start = await appendLogs(runId, 0, 1, 0);
+    const reader = await feed.follow('ws', runId, start.version);
+    const stalled = await feed.follow('ws', runId, start.version);
+    const read = collect(reader);
+    const after = await appendLogs(runId, 1, 12, start.version);
+    await waitUntil(() => read.seqs.length === after.seqs.length);
+    // The stalled follower kept the first five, then was ended: it yields those and stops.
+    const stalledSeqs: number[] = [];
+    for await (const e of stalled) {
+      stalledSeqs.push(e.seq);
+    }
+    expect(stalledSeqs).toEqual(after.seqs.slice(0, 5));
+    expect(feed.liveConsumers).toBe(1);
+    await reader.close();
+    await read.done;
+    expect(read.seqs).toEqual(after.seqs);
+    await stalled.close();
+    expect(feed.liveConsumers).toBe(0);
+  });
+
+  it('opens a new tail for a run after the last follower of the old one left', async () => {
+    const feed = new RunEventFeed(jetstream(nc), jsm, names);
+    const runId = randomUUID();
+    const start = await appendLogs(runId, 0, 2, 0);
+    const one = await feed.follow('ws', runId, 0);
+    const oneRead = collect(one);
+    await waitUntil(() => oneRead.seqs.length === 2);
+    await one.close();
+    await oneRead.done;
+    expect(feed.liveConsumers).toBe(0);
+    const more = await appendLogs(runId, 2, 4, start.version);
+    const two = await feed.follow('ws', runId, start.seqs[0]!);
+    const twoRead = collect(two);
+    await waitUntil(() => twoRead.seqs.length === 3);
+    await two.close();
+    await twoRead.done;
+    expect(twoRead.seqs).toEqual([start.seqs[1]!, ...more.seqs]);
+  });
+});
