@@ -88,6 +88,30 @@ async function main(): Promise<void> {
       });
       // Let the reconciler settle the burst's runs before measuring reads and latency.
       await waitUntil(async () => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE state = 'queued'`)) as { n: string }[])[0]?.n) === 0, 600_000);
+      // The api alone: with the worker stopped the commands wait in JetStream, so the figure is what
+      // the api accepts, not what two cores do for the api and the worker together. The worker then
+      // drains them, from queued to finished: its rate is the other half of the create ceiling.
+      const finished = async (): Promise<number> => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE terminal`)) as { n: string }[])[0]?.n);
+      await waitUntil(async () => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE NOT terminal`)) as { n: string }[])[0]?.n) <= 1, 600_000);
+      const finishedBefore = await finished();
+      for (const worker of stack.instances('run-worker')) {
+        await stack.kill(worker, 'SIGTERM');
+      }
+      const alone = await createThroughput(apiUrl, token, env.natsUrl, seconds, 'straight to the api, worker stopped');
+      figures.push(...alone);
+      const accepted = alone.find((f) => f.metric.startsWith('accepted'))?.value ?? 0;
+      const drainStarted = performance.now();
+      for (const worker of stack.instances('run-worker')) {
+        stack.startService(worker);
+      }
+      await waitUntil(async () => (await finished()) >= finishedBefore + accepted, 600_000);
+      const drainSeconds = (performance.now() - drainStarted) / 1000;
+      figures.push({
+        scenario: 'create',
+        metric: `worker drain: ${accepted} runs accepted while it was stopped, queued to finished`,
+        value: Math.round(accepted / drainSeconds),
+        unit: 'runs/s',
+      });
     }
     if (only.has('read')) {
       const id = await createRun({ SIM_DURATION_MS: '600000' });

@@ -35,9 +35,10 @@ export async function createThroughput(baseUrl: string, token: string, natsUrl: 
   const rate = result.requests.average;
   return [
     { scenario: 'create', metric: `POST /runs throughput (64 connections, ${via})`, value: round(rate), unit: 'req/s', baseline: { what: 'raw JetStream publish, 64 in flight', value: round(raw) }, ratio: round(rate / raw, 3), target: '>= 0.35' },
-    { scenario: 'create', metric: 'POST /runs latency p50', value: result.latency.p50, unit: 'ms' },
-    { scenario: 'create', metric: 'POST /runs latency p99', value: result.latency.p99, unit: 'ms', target: '< 30 ms' },
-    { scenario: 'create', metric: 'non-2xx answers', value: result.non2xx, unit: 'count' },
+    { scenario: 'create', metric: `POST /runs latency p50 (${via})`, value: result.latency.p50, unit: 'ms' },
+    { scenario: 'create', metric: `POST /runs latency p99 (${via})`, value: result.latency.p99, unit: 'ms', target: '< 30 ms' },
+    { scenario: 'create', metric: `non-2xx answers (${via})`, value: result.non2xx, unit: 'count' },
+    { scenario: 'create', metric: `accepted (2xx) runs (${via})`, value: result['2xx'], unit: 'count' },
   ];
 }
 
