@@ -49,6 +49,19 @@ export class Reconciler {
     private readonly failpoint: (name: string) => void = () => undefined,
   ) {}
 
+  /**
+   * The load per placement, one query for every dispatch that asks while it is in flight: a sweep
+   * dispatches hundreds of runs at once, and each asking on its own made the count (a scan of every
+   * unfinished run) the worker's largest database cost. A dispatch never sees a count older than the
+   * query in flight when it asked.
+   */
+  private loadsInFlight: Promise<Map<string, number>> | undefined;
+
+  private loads(): Promise<Map<string, number>> {
+    this.loadsInFlight ??= this.queries.placedCounts().finally(() => (this.loadsInFlight = undefined));
+    return this.loadsInFlight;
+  }
+
   start(): void {
     this.timer = setInterval(() => {
       this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
@@ -191,7 +204,7 @@ export class Reconciler {
 
   /** The candidates in policy order, each with its load: the unfinished runs placed there now. */
   private async rankedCandidates(run: RunView): Promise<PlacementCandidate[]> {
-    const loads = await this.queries.placedCounts();
+    const loads = await this.loads();
     return placementCandidates(this.offers, run.requested.provider, run.requested.region, (p, r) => loads.get(`${p}/${r}`) ?? 0);
   }
 

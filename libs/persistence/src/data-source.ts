@@ -9,6 +9,7 @@ import { ProviderCredentials1763700000001 } from './migrations/1763700000001-pro
 import { ActiveRunsIndex1763700000002 } from './migrations/1763700000002-active-runs-index';
 import { RunsListIndexes1763700000003 } from './migrations/1763700000003-runs-list-indexes';
 import { RunEventsPrevious1763700000004 } from './migrations/1763700000004-run-events-previous';
+import { ActiveRunsByUpdate1763700000005 } from './migrations/1763700000005-active-runs-by-update';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -31,7 +32,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     url: options.url,
     schema: options.schema,
     entities: [WorkspaceEntity, RunEntity, RunEventEntity],
-    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001, ActiveRunsIndex1763700000002, RunsListIndexes1763700000003, RunEventsPrevious1763700000004],
+    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001, ActiveRunsIndex1763700000002, RunsListIndexes1763700000003, RunEventsPrevious1763700000004, ActiveRunsByUpdate1763700000005],
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.
     synchronize: false,

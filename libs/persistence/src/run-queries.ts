@@ -1,6 +1,5 @@
 import { toRunView, type RunState, type RunView } from '@wrs/domain';
 import type { DataSource } from 'typeorm';
-import { RunEntity } from './entities/run.entity';
 import type { RunListFilter, RunPage } from './run-list';
 
 export class RunQueries {
@@ -73,11 +72,17 @@ export class RunQueries {
     return new Map(rows.map((r) => [`${r.provider}/${r.region}`, Number(r.n)]));
   }
 
-  /** Runs not yet in a terminal state, least recently changed first: what the reconciler drives. */
+  /**
+   * Runs not yet in a terminal state, least recently changed first: what the reconciler drives, every
+   * sweep. Plain SQL on a partial index of unfinished runs by `updated_at`: a sweep reads its batch off
+   * the index instead of sorting every unfinished run (measured: a worker draining thousands of queued
+   * runs spent its database time here and in `placedCounts`).
+   */
   async active(limit: number): Promise<RunView[]> {
-    const rows = await this.db
-      .getRepository(RunEntity)
-      .find({ where: { terminal: false }, order: { updatedAt: 'ASC' }, take: limit });
-    return rows.map((row) => toRunView(row.body, row.version));
+    const rows: { body: RunState; version: string }[] = await this.db.query(
+      'SELECT body, version FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1',
+      [limit],
+    );
+    return rows.map((row) => toRunView(row.body, Number(row.version)));
   }
 }
