@@ -162,6 +162,16 @@ describe('RunProjection against real Postgres', () => {
       // Nothing more to fold: nothing written.
       expect(await projection.foldAcrossHole(runId)).toBeNull();
     });
+
+    it('does not fall back behind a hole it folded across when an event without a known previous comes late', async () => {
+      const runId = randomUUID();
+      const [created, dispatched, , succeeded] = chained(runId);
+      await projection.projectBatch([created!, dispatched!, succeeded!]);
+      await projection.foldAcrossHole(runId);
+      const lateLog: RunEvent = { type: 'run.log', data: { index: 0, stream: 'stdout', line: 'late', at: at(2) } };
+      await projection.projectBatch([{ runId, seq: 11, previous: null, event: lateLog }]);
+      expect(await queries.find('ws', runId)).toMatchObject({ state: 'succeeded', version: 19, logLines: 1 });
+    });
   });
 
   it('hides a run from another workspace', async () => {

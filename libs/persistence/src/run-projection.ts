@@ -68,7 +68,7 @@ export class RunProjection {
       await lockRuns(tx, [runId]);
       const row = (await rowsOf(tx, [runId])).get(runId) ?? null;
       const stored = await eventsAfter(tx, new Map([[runId, row]]));
-      const chain = foldChain(row, stored.get(runId) ?? [], true);
+      const chain = foldChain(row, stored.get(runId) ?? [], Number.POSITIVE_INFINITY);
       if (!chain.state || chain.version === row?.version) {
         return null;
       }
@@ -119,7 +119,7 @@ export class RunProjection {
           return { runId, state: row?.body ?? null, version: row?.version ?? 0, appliedSeqs: seqs, missing: null };
         }
         const start = from.get(runId) ?? null;
-        const chain = foldChain(start, stored.get(runId) ?? [], false);
+        const chain = foldChain(start, stored.get(runId) ?? [], start ? 0 : (row?.version ?? 0));
         return { runId, ...chain, appliedSeqs: seqs };
       });
       // No version guard: under the lock the fold covers every event committed so far, so it is
@@ -137,19 +137,21 @@ export class RunProjection {
 
 /**
  * Folds stored events onto a row along the chain: each event must name the one before it. It stops at
- * a hole (an event naming a previous one that is not there) unless told to fold across it.
+ * a hole (an event naming a previous one that is not there) unless the hole lies at or below
+ * `acceptedUpTo`: holes a row has already been folded across (a refold from the start must not fall
+ * back behind them), or every hole when told no delivery will fill them.
  */
 function foldChain(
   start: { version: number; body: RunState } | null,
   events: readonly StoredEvent[],
-  acrossHoles: boolean,
+  acceptedUpTo: number,
 ): { state: RunState | null; version: number; missing: number | null } {
   let state: RunState | null = start?.body ?? null;
   let version = start?.version ?? 0;
   for (const e of events) {
     // `previous` below the version cannot happen with appends guarded by the subject's last sequence;
     // folding such an event anyway keeps a run from stalling on data written some other way.
-    if (e.previous !== null && e.previous > version && !acrossHoles) {
+    if (e.previous !== null && e.previous > version && e.previous > acceptedUpTo) {
       return { state, version, missing: e.previous };
     }
     state = evolve(state, e.event);
