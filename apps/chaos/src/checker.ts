@@ -28,6 +28,8 @@ export interface Observed {
   readonly storedSeqs: Map<string, number[]>;
   /** Events the projection has not acknowledged yet (pending plus unacknowledged): 0 once caught up. */
   readonly projectionBacklog: number;
+  /** The same for the worker's commands (a command delivered to a worker that died waits the ack wait). */
+  readonly commandBacklog: number;
 }
 
 /** Reads what JetStream and Postgres hold now, straight from the servers (not through the proxies). */
@@ -37,6 +39,7 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
   const runs = new Map<string, StoredRun>();
   const createCommands = new Set<string>();
   let projectionBacklog = Number.POSITIVE_INFINITY;
+  let commandBacklog = Number.POSITIVE_INFINITY;
   try {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
@@ -60,6 +63,8 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
     }
     const projection = await jsm.consumers.info(names.eventsStream, names.projectionConsumer()).catch(() => null);
     projectionBacklog = projection ? projection.num_pending + projection.num_ack_pending : Number.POSITIVE_INFINITY;
+    const commands = await jsm.consumers.info(names.commandsStream, names.workerCommandsConsumer()).catch(() => null);
+    commandBacklog = commands ? commands.num_pending + commands.num_ack_pending : Number.POSITIVE_INFINITY;
     for (const runId of new Set([...runIdsToCheck, ...runs.keys()])) {
       const message = await jsm.streams.getMessage(names.commandsStream, { last_by_subj: names.createCommand(workspaceId, runId) }).catch(() => null);
       if (message) {
@@ -85,7 +90,7 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
   } finally {
     await pg.end();
   }
-  return { runs, createCommands, rows, storedSeqs, projectionBacklog };
+  return { runs, createCommands, rows, storedSeqs, projectionBacklog, commandBacklog };
 }
 
 /** The checker's verdicts on what the workload saw and what the stores hold. */

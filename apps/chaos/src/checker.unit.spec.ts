@@ -36,6 +36,7 @@ function world(runs: StoredRun[]): Observed {
     ),
     storedSeqs: new Map(runs.map((r) => [r.runId, r.events.map((e) => e.seq)])),
     projectionBacklog: 0,
+    commandBacklog: 0,
   };
 }
 

@@ -105,10 +105,14 @@ async function main(): Promise<void> {
     await workload.followersDone(deadline);
     const runIds = new Set(workload.creates.flatMap((c) => c.outcomes.flatMap((o) => (o.ok ? [o.runId] : []))));
     let observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE, runIds, WORKSPACE);
-    // Settled: every run ended, and the projection acknowledged every event (one delivered to a
-    // connection a fault cut comes back after the ack wait).
+    // Settled: every acknowledged create has its row, every run ended, and the worker acknowledged
+    // every command and event (one delivered to a worker that died, or over a connection a fault cut,
+    // comes back only after the ack wait, 30 s).
     const unsettled = (o: typeof observed): boolean =>
-      o.projectionBacklog > 0 || [...o.rows.values()].some((r) => !['succeeded', 'failed', 'canceled'].includes(r.state));
+      o.projectionBacklog > 0 ||
+      o.commandBacklog > 0 ||
+      [...runIds].some((id) => !o.rows.has(id)) ||
+      [...o.rows.values()].some((r) => !['succeeded', 'failed', 'canceled'].includes(r.state));
     while (Date.now() < deadline && unsettled(observed)) {
       await sleep(500);
       observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE, runIds, WORKSPACE);
@@ -132,6 +136,7 @@ async function main(): Promise<void> {
       eventsInJetStream: [...observed.runs.values()].reduce((n, r) => n + r.events.length, 0),
       rowsInPostgres: observed.rows.size,
       projectionBacklogAtCheck: observed.projectionBacklog,
+      commandBacklogAtCheck: observed.commandBacklog,
       finalStates: tally([...observed.rows.values()].map((r) => r.state)),
       followers: workload.followers.length,
       followerEvents: workload.followers.reduce((n, f) => n + f.ids.length, 0),
