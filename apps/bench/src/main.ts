@@ -91,8 +91,10 @@ async function main(): Promise<void> {
       // The api alone: with the worker stopped the commands wait in JetStream, so the figure is what
       // the api accepts, not what two cores do for the api and the worker together. The worker then
       // drains them, from queued to finished: its rate is the other half of the create ceiling.
-      const finished = async (): Promise<number> => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE terminal`)) as { n: string }[])[0]?.n);
-      await waitUntil(async () => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE NOT terminal`)) as { n: string }[])[0]?.n) <= 1, 600_000);
+      const countRuns = async (where: 'terminal' | 'NOT terminal'): Promise<number> =>
+        Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE ${where}`)) as { n: string }[])[0]?.n);
+      const finished = (): Promise<number> => countRuns('terminal');
+      await waitUntil(async () => (await countRuns('NOT terminal')) <= 1, 600_000);
       const finishedBefore = await finished();
       for (const worker of stack.instances('run-worker')) {
         await stack.kill(worker, 'SIGTERM');

@@ -73,10 +73,11 @@ export class ProjectionConsumer {
       const hole = holes.shift()!;
       try {
         const event = await this.events.bySeq(hole.seq);
-        const after =
-          event && event.runId === hole.runId
-            ? await this.projectAndTell([{ ...event, index: -1 }], untraced)
-            : await this.foldAcross(hole.runId);
+        if (!event || event.runId !== hole.runId) {
+          await this.foldAcross(hole.runId);
+          continue;
+        }
+        const after = await this.projectAndTell([{ ...event, index: 0 }], untraced);
         holes.push(...after.filter((p) => p.missing !== null && p.missing !== hole.seq).map((p) => ({ runId: p.runId, seq: p.missing! })));
       } catch (error) {
         this.onHoleError(error, hole);
@@ -84,12 +85,11 @@ export class ProjectionConsumer {
     }
   }
 
-  private async foldAcross(runId: string): Promise<ProjectedRun[]> {
+  private async foldAcross(runId: string): Promise<void> {
     const run = await this.projection.foldAcrossHole(runId);
     if (run?.state) {
       this.onProjected(toRunView(run.state, run.version));
     }
-    return [];
   }
 
   private async projectAndTell(events: readonly (DeliveredEvent & { index: number })[], within: WithinMessage): Promise<ProjectedRun[]> {
@@ -103,12 +103,7 @@ export class ProjectionConsumer {
       const last = own[own.length - 1];
       if (state && last) {
         // In the trace of the run's latest message: what the reconciler does next continues it.
-        const tell = (): void => this.onProjected(toRunView(state, run.version));
-        if (last.index >= 0) {
-          within(last.index, tell);
-        } else {
-          tell();
-        }
+        within(last.index, () => this.onProjected(toRunView(state, run.version)));
       }
     }
     return projected;

@@ -88,7 +88,7 @@ export class RunEventFeed {
     const joinedAt = tail.attach(queue);
     let history: ConsumerMessages | null = null;
     try {
-      history = afterSeq < joinedAt ? await this.catchUp(workspaceId, runId, afterSeq) : null;
+      history = afterSeq < joinedAt ? await this.eventsAfter(this.names.runEvents(workspaceId, runId), afterSeq) : null;
     } catch (error) {
       tail.detach(queue);
       throw error;
@@ -164,19 +164,16 @@ export class RunEventFeed {
     const subject = this.names.runEvents(workspaceId, runId);
     const last = await this.jsm.streams.getMessage(this.names.eventsStream, { last_by_subj: subject });
     const position = last?.seq ?? 0;
-    const consumer = await this.js.consumers.get(this.names.eventsStream, {
-      filter_subjects: subject,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: position + 1,
-    });
-    const messages = await consumer.consume({ max_messages: 256 });
-    return new RunTail<FeedEvent>(messages, position, feedEventOf, onClosed);
+    return new RunTail<FeedEvent>(await this.eventsAfter(subject, position), position, feedEventOf, onClosed);
   }
 
-  /** An ordered consumer of the run's events from `afterSeq + 1`, for a follower behind the tail. */
-  private async catchUp(workspaceId: string, runId: string, afterSeq: number): Promise<ConsumerMessages> {
+  /**
+   * An ordered consumer of one run's events from `afterSeq + 1`: the tail's, and the one a follower
+   * behind the tail catches up with.
+   */
+  private async eventsAfter(subject: string, afterSeq: number): Promise<ConsumerMessages> {
     const consumer = await this.js.consumers.get(this.names.eventsStream, {
-      filter_subjects: this.names.runEvents(workspaceId, runId),
+      filter_subjects: subject,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: afterSeq + 1,
     });

@@ -36,10 +36,6 @@ export class FollowerQueue<T> {
     this.wake?.();
   }
 
-  get isEnded(): boolean {
-    return this.ended;
-  }
-
   async *drain(): AsyncGenerator<TailEvent<T>> {
     for (;;) {
       const next = this.items.shift();
