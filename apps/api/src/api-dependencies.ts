@@ -2,7 +2,7 @@ import { Failpoint, type ApiEnv } from '@wrs/config';
 import { readPublicKeks } from '@wrs/credentials';
 import { connectHttpService, type HttpServiceConnections } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits, serviceLimits } from '@wrs/limits';
-import { RateLimiter, RunCommandBus } from '@wrs/messaging';
+import { RateLimiter, RunCommandBus, RunEventStore } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import type { ApiModuleOptions } from './api.module';
 import { buildInfo } from './meta/build-info';
@@ -26,6 +26,7 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
   return {
     module: {
       commands: new RunCommandBus(js, jsm, names),
+      events: new RunEventStore(js, jsm, names),
       queries: new RunQueries(db),
       workspaces,
       limits: new EffectiveLimits(workspaces, defaultWorkspaceLimits(config)),

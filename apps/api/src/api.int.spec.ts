@@ -142,7 +142,7 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
         }),
         { numRuns: 1500 },
       );
-      // Runs only come from 201 answers: count the create commands JetStream holds for this namespace.
+      // Runs only come from 201 answers: count the runs JetStream holds events of in this namespace.
       expect(await countCreatedRuns(env)).toBe(created);
     });
 

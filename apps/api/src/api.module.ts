@@ -5,7 +5,7 @@ import { AUTHENTICATOR, AuthGuard, CredentialFingerprintIndex, SessionStore, typ
 import type { PublicKek } from '@wrs/credentials';
 import type { ProviderOffer } from '@wrs/domain';
 import { EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
-import { RateLimiter, RunCommandBus } from '@wrs/messaging';
+import { RateLimiter, RunCommandBus, RunEventStore } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controller';
 import { CREDENTIALS_OPTIONS, ProviderCredentialsController } from './provider-credentials/provider-credentials.controller';
@@ -13,12 +13,14 @@ import { ProviderCredentialsService } from './provider-credentials/provider-cred
 import { IdempotencyCache } from './runs/idempotency-cache';
 import { RunListService } from './runs/run-list.service';
 import { RunsController } from './runs/runs.controller';
+import { UnprojectedRuns } from './runs/unprojected-runs';
 import { PROVIDER_OFFERS, RunsService } from './runs/runs.service';
 import { SESSION_TTL, SessionsController } from './sessions/sessions.controller';
 import { SERVICE_LIMITS, WorkspacesController } from './workspaces/workspaces.controller';
 
 export interface ApiModuleOptions {
   readonly commands: RunCommandBus;
+  readonly events: RunEventStore;
   readonly queries: RunQueries;
   readonly workspaces: Workspaces;
   readonly limits: EffectiveLimits;
@@ -45,6 +47,7 @@ export class ApiModule {
       controllers: [MetaController, WorkspacesController, RunsController, SessionsController, ProviderCredentialsController],
       providers: [
         { provide: RunCommandBus, useValue: options.commands },
+        { provide: RunEventStore, useValue: options.events },
         { provide: RunQueries, useValue: options.queries },
         { provide: Workspaces, useValue: options.workspaces },
         { provide: ProviderCredentials, useValue: options.credentials },
@@ -66,6 +69,7 @@ export class ApiModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         RunsService,
         RunListService,
+        UnprojectedRuns,
         ProviderCredentialsService,
       ],
     };

@@ -47,13 +47,13 @@ export async function startApi(
   };
 }
 
-/** How many runs JetStream holds create commands for, in a namespace (optionally one workspace). */
+/** How many runs JetStream holds events for, in a namespace (optionally one workspace). */
 export async function countCreatedRuns(env: IsolatedEnvironment, workspaceId = '*'): Promise<number> {
   const nc = await connectNats(env.natsUrl, 'count');
   try {
     const names = new StreamNames(env.namespace);
-    const info = await (await jetstreamManager(nc)).streams.info(names.commandsStream, {
-      subjects_filter: `${env.namespace}.cmd.create.${workspaceId}.*`,
+    const info = await (await jetstreamManager(nc)).streams.info(names.eventsStream, {
+      subjects_filter: `${env.namespace}.evt.${workspaceId}.*`,
     });
     return Object.keys(info.state.subjects ?? {}).length;
   } finally {

@@ -27,7 +27,6 @@ function run(runId: string, key: string, seqs: number[]): StoredRun {
 function world(runs: StoredRun[]): Observed {
   return {
     runs: new Map(runs.map((r) => [r.runId, r])),
-    createCommands: new Set(runs.map((r) => r.runId)),
     rows: new Map(
       runs.map((r) => {
         const state = fold(r.events.map((e) => e.event)) as RunState;

@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     await workload.drain(faultsStopped + (settleSeconds * 1000) / 2);
     await workload.followersDone(deadline);
     const runIds = new Set(workload.creates.flatMap((c) => c.outcomes.flatMap((o) => (o.ok ? [o.runId] : []))));
-    let observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE, runIds, WORKSPACE);
+    let observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE);
     // Settled: every acknowledged create has its row, every run ended, and the worker acknowledged
     // every command and event (one delivered to a worker that died, or over a connection a fault cut,
     // comes back only after the ack wait, 30 s).
@@ -115,11 +115,11 @@ async function main(): Promise<void> {
       [...o.rows.values()].some((r) => !['succeeded', 'failed', 'canceled'].includes(r.state));
     while (Date.now() < deadline && unsettled(observed)) {
       await sleep(500);
-      observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE, runIds, WORKSPACE);
+      observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE);
     }
     // The projection may trail the last event by a moment: one more look once everything is terminal.
     await sleep(1000);
-    observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE, runIds, WORKSPACE);
+    observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE);
     const settledAfterMs = Date.now() - faultsStopped;
     const verdicts = check(workload.creates, workload.followers, observed);
     const outcomes = workload.creates.flatMap((c) => c.outcomes);

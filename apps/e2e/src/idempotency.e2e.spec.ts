@@ -38,12 +38,12 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
     await f?.stop();
   });
 
-  /** How many runs JetStream holds create commands for, in this stack (optionally one workspace). */
+  /** How many runs JetStream holds events for, in this stack (optionally one workspace). */
   async function countCreatedRuns(workspaceId = '*'): Promise<number> {
     const nc = await connectNats(f.env.natsUrl, 'count');
     try {
-      const info = await (await jetstreamManager(nc)).streams.info(new StreamNames(f.env.namespace).commandsStream, {
-        subjects_filter: `${f.env.namespace}.cmd.create.${workspaceId}.*`,
+      const info = await (await jetstreamManager(nc)).streams.info(new StreamNames(f.env.namespace).eventsStream, {
+        subjects_filter: `${f.env.namespace}.evt.${workspaceId}.*`,
       });
       return Object.keys(info.state.subjects ?? {}).length;
     } finally {
@@ -181,7 +181,7 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
   });
 
   it('one run when the api is killed between the JetStream append and its answer, and the retry names it', async () => {
-    const crashing = await startStack(['ws-a'], { FAILPOINT: 'api.after-create-publish' });
+    const crashing = await startStack(['ws-a'], { FAILPOINT: 'api.after-create-append' });
     try {
       const k = randomUUID();
       const token = crashing.token('ws-a');
@@ -206,8 +206,8 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
       expect((final.body as RunBody).id).toBe(runId);
       const count = await (async () => {
         const nc = await connectNats(crashing.env.natsUrl, 'count');
-        const info = await (await jetstreamManager(nc)).streams.info(new StreamNames(crashing.env.namespace).commandsStream, {
-          subjects_filter: `${crashing.env.namespace}.cmd.create.>`,
+        const info = await (await jetstreamManager(nc)).streams.info(new StreamNames(crashing.env.namespace).eventsStream, {
+          subjects_filter: `${crashing.env.namespace}.evt.>`,
         });
         await nc.close();
         return Object.keys(info.state.subjects ?? {}).length;

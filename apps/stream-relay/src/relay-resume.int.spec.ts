@@ -181,7 +181,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     expect(result.events.map((e) => e.event)).toEqual(events.map((e) => e.type));
   });
 
-  it('follows a run that is accepted but has no event yet (read-your-writes)', async () => {
+  it('follows a run accepted as a command with no event yet (a create taken by an api from before creates appended their first event)', async () => {
     const runId = randomUUID();
     await commands.publishCreate({
       type: 'CreateRun', runId, workspaceId: 'ws-a', workload: { image: 'busybox' }, provider: 'auto', region: 'auto',

@@ -8,9 +8,8 @@ import {
 import { headers } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import type { StreamNames } from './names';
-import { decodeRunEvent, encodeRunEvent, PREVIOUS_EVENT_HEADER, runEventFrom, type StreamRunEvent } from './run-event-codec';
+import { decodeRunEvent, encodeRunEvent, PREVIOUS_EVENT_HEADER, previousOf, runEventFrom, type StreamRunEvent } from './run-event-codec';
 import { publishTraced } from './traced-publish';
-
 
 export interface RecordedRunEvent {
   readonly seq: number;
@@ -51,10 +50,20 @@ export class RunEventStore {
     return message ? runEventFrom(message.subject, message.seq, message.data, message.header) : null;
   }
 
+  /**
+   * The run's events and version. A run whose last event names no previous one (a run just created)
+   * is read with the one direct get that finds its version; a longer history with an ordered consumer.
+   */
   async read(workspaceId: string, runId: string): Promise<{ events: RecordedRunEvent[]; version: number }> {
-    const version = await this.version(workspaceId, runId);
-    if (version === 0) {
-      return { events: [], version };
+    const last = await this.jsm.streams.getMessage(this.names.eventsStream, {
+      last_by_subj: this.names.runEvents(workspaceId, runId),
+    });
+    if (!last) {
+      return { events: [], version: 0 };
+    }
+    const version = last.seq;
+    if (previousOf(last.header) === 0) {
+      return { events: [{ seq: version, event: decodeRunEvent(last.data).event }], version };
     }
     const consumer = await this.js.consumers.get(this.names.eventsStream, {
       filter_subjects: this.names.runEvents(workspaceId, runId),

@@ -162,7 +162,11 @@ describe('GET /runs: the workspace\'s runs, newest first, a page at a time', () 
     });
     expect(created.status).toBe(201);
     const found = body(await list(`?idempotencyKey=${idempotencyKey}`));
-    expect(found.items).toEqual([created.body]);
+    // Read from the run's events: its version is its first event's, where the create answer says 0.
+    const { version, ...answered } = created.body as RunBody;
+    expect(version).toBe(0);
+    expect(found.items).toEqual([{ ...answered, version: expect.any(Number) }]);
+    expect(found.items[0]?.version).toBeGreaterThan(0);
     expect(found.nextCursor).toBeNull();
     expect(body(await list(`?idempotencyKey=${idempotencyKey}&state=canceled`)).items).toEqual([]);
     expect(body(await list(`?idempotencyKey=${idempotencyKey}`, tokenB)).items).toEqual([]);

@@ -3,7 +3,7 @@ import type { RunView } from '@wrs/domain';
 import { RunCommandBus } from '@wrs/messaging';
 import { RunQueries, type RunListFilter } from '@wrs/persistence';
 import { sha256Hex } from './idempotency-key';
-import { pendingRun } from './runs.service';
+import { UnprojectedRuns } from './unprojected-runs';
 
 export interface RunListPage {
   readonly items: RunView[];
@@ -21,6 +21,7 @@ export class RunListService {
   constructor(
     private readonly queries: RunQueries,
     private readonly commands: RunCommandBus,
+    private readonly unprojected: UnprojectedRuns,
   ) {}
 
   async list(workspaceId: string, filter: RunListFilter): Promise<RunListPage> {
@@ -46,8 +47,7 @@ export class RunListService {
     if (await this.queries.find(workspaceId, claim.runId)) {
       return null; // projected, and left out by another filter
     }
-    const command = await this.commands.findCreate(workspaceId, claim.runId);
-    return command ? pendingRun(command) : null;
+    return this.unprojected.find(workspaceId, claim.runId);
   }
 }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { Failpoint } from '@wrs/config';
-import { checkRequestedPlacement, evolve, isUuid, toRunView, type ProviderOffer, type RunView } from '@wrs/domain';
-import { RunCommandBus, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
+import { checkRequestedPlacement, decide, isUuid, type ProviderOffer, type RunView } from '@wrs/domain';
+import { RunCommandBus, RunEventStore, VersionConflictError, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { rateLimitRejections } from '@wrs/observability';
@@ -10,6 +10,8 @@ import { ProblemError } from '@wrs/problem';
 import type { CreateRunDto } from './create-run.dto';
 import { IdempotencyCache } from './idempotency-cache';
 import { canonicalize, fingerprintOf, sha256Hex } from './idempotency-key';
+import { createRunOf, pendingRun } from './pending-run';
+import { UnprojectedRuns } from './unprojected-runs';
 
 export const PROVIDER_OFFERS = Symbol('PROVIDER_OFFERS');
 
@@ -23,6 +25,8 @@ export interface CreateRunOutcome {
 export class RunsService {
   constructor(
     private readonly commands: RunCommandBus,
+    private readonly events: RunEventStore,
+    private readonly unprojected: UnprojectedRuns,
     private readonly queries: RunQueries,
     private readonly cache: IdempotencyCache,
     private readonly failpoint: Failpoint,
@@ -72,15 +76,32 @@ export class RunsService {
         throw new ProblemError('idempotency_conflict');
       }
       const command = createCommand(winner, workspaceId, idempotencyKey, canonical, requestId);
-      // Also on a replay: if the first request died between its claim and this publish, the retry
+      // Also on a replay: if the first request died between its claim and this append, the retry
       // finishes its work (the body is the same, the fingerprint says so).
-      await this.commands.publishCreate(command);
-      this.failpoint.hit('api.after-create-publish');
+      await this.record(command);
+      this.failpoint.hit('api.after-create-append');
       unlocked = await this.cache.finish(workspaceId, keyHash, winner);
       return { run: pendingRun(command), replayed: !claim.claimed };
     } finally {
       if (!unlocked) {
         await this.cache.unlock(workspaceId, keyHash);
+      }
+    }
+  }
+
+  /**
+   * Appends the run's first event, as the decider has it, to the run's own subject: the answer goes
+   * out with the run already in its event stream, so a stream opened on it has its first event at
+   * once and no worker stands between a create and what a client sees of it. Creating a run that is
+   * already there (a retry, or a replay finishing a crashed request) decides nothing.
+   */
+  private async record(command: CreateRunCommandMessage): Promise<void> {
+    const events = decide(createRunOf(command), null);
+    try {
+      await this.events.append(command.workspaceId, command.runId, events, 0, 'create');
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) {
+        throw error;
       }
     }
   }
@@ -131,23 +152,16 @@ export class RunsService {
     return { run: pendingRun(createCommand(claim, workspaceId, idempotencyKey, body, requestId)), replayed: true };
   }
 
-  /**
-   * Read-your-writes: a run whose create command is in JetStream but not yet projected is returned
-   * from the command itself, as the worker will record it.
-   */
+  /** Read-your-writes: a run the projection has not caught up with is read from its events. */
   async get(workspaceId: string, runId: string): Promise<RunView> {
     if (!isUuid(runId)) {
       throw new ProblemError('run_not_found');
     }
-    const projected = await this.queries.find(workspaceId, runId);
-    if (projected) {
-      return projected;
-    }
-    const pending = await this.commands.findCreate(workspaceId, runId);
-    if (!pending) {
+    const run = (await this.queries.find(workspaceId, runId)) ?? (await this.unprojected.find(workspaceId, runId));
+    if (!run) {
       throw new ProblemError('run_not_found');
     }
-    return pendingRun(pending);
+    return run;
   }
 
   async cancel(
@@ -199,24 +213,4 @@ export function etagMatches(ifMatch: string, version: number): boolean {
     .split(',')
     .map((tag) => tag.trim())
     .some((tag) => tag === '*' || tag === `"${version}"`);
-}
-
-/** The run as its create command describes it, before the worker has recorded anything (version 0). */
-export function pendingRun(command: CreateRunCommandMessage): RunView {
-  const state = evolve(null, {
-    type: 'run.created',
-    data: {
-      runId: command.runId,
-      workspaceId: command.workspaceId,
-      workload: command.workload,
-      provider: command.provider,
-      region: command.region,
-      idempotencyKey: command.idempotencyKey,
-      at: command.now,
-    },
-  });
-  if (!state) {
-    throw new Error('a created event always yields a state');
-  }
-  return toRunView(state, 0);
 }

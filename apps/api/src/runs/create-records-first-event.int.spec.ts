@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connectNats, RunCommandBus, RunEventStore, StreamNames } from '@wrs/messaging';
+import { migrate } from '@wrs/persistence';
+import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { startApi, type InProcessApi } from '../in-process-api';
+
+interface RunBody {
+  id: string;
+  state: string;
+  version: number;
+  workload: { image: string };
+}
+
+/**
+ * No run-worker runs here: whatever a client sees of a new run, the api put there itself. The create
+ * appends the run's first event before it answers, so the run's event stream and GET have it at once.
+ */
+describe('POST /runs records the run\'s first event before answering', () => {
+  const { key, publicKeyFile } = testSigningKey();
+  const token = testToken(key, 'ws-first');
+  let env: IsolatedEnvironment;
+  let api: InProcessApi;
+  let nc: NatsConnection;
+  let store: RunEventStore;
+  let commands: RunCommandBus;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment();
+    await migrate(env.database);
+    api = await startApi(env, publicKeyFile);
+    await api.deps.module.workspaces.ensure('ws-first', 'First event');
+    nc = await connectNats(env.natsUrl, 'first-event-test');
+    const names = new StreamNames(env.namespace);
+    store = new RunEventStore(jetstream(nc), await jetstreamManager(nc), names);
+    commands = new RunCommandBus(jetstream(nc), await jetstreamManager(nc), names);
+  });
+
+  afterAll(async () => {
+    await nc.close();
+    await api.close();
+    await env.cleanup();
+  });
+
+  const create = (idempotencyKey: string, image = 'busybox') =>
+    api.client.call('POST /runs', '/runs', {
+      token,
+      headers: { 'idempotency-key': idempotencyKey },
+      body: { workload: { image }, provider: 'auto', region: 'auto' },
+    });
+
+  it('the answered run has exactly one run.created event in JetStream, and GET reads it at that version', async () => {
+    const created = await create(randomUUID());
+    expect(created.status).toBe(201);
+    const run = created.body as RunBody;
+    const { events, version } = await store.read('ws-first', run.id);
+    expect(events.map((e) => e.event.type)).toEqual(['run.created']);
+    expect(events[0]?.event).toMatchObject({ data: { runId: run.id, workspaceId: 'ws-first', workload: { image: 'busybox' } } });
+
+    const got = await api.client.call('GET /runs/{runId}', `/runs/${run.id}`, { token });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({ ...run, version });
+    expect(got.headers.get('etag')).toBe(`"${version}"`);
+  });
+
+  it('a retry with the same key appends nothing and answers the first answer', async () => {
+    const idempotencyKey = randomUUID();
+    const first = await create(idempotencyKey);
+    const retry = await create(idempotencyKey);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    const { events } = await store.read('ws-first', (first.body as RunBody).id);
+    expect(events).toHaveLength(1);
+  });
+
+  it('still answers a run accepted as a command by an older api and not yet decided by a worker', async () => {
+    const runId = randomUUID();
+    await commands.publishCreate({
+      type: 'CreateRun', runId, workspaceId: 'ws-first', workload: { image: 'alpine' }, provider: 'auto', region: 'auto',
+      idempotencyKey: 'older-api', now: new Date().toISOString(), requestId: 'r',
+    });
+    const got = await api.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: runId, state: 'queued', version: 0, workload: { image: 'alpine' } });
+    const foreign = await api.client.call('GET /runs/{runId}', `/runs/${runId}`, { token: testToken(key, 'ws-other') });
+    expect(foreign.status).toBe(404);
+  });
+});
