@@ -78,7 +78,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
     last: FeedEvent | null,
     lease: StreamLease,
   ): Promise<void> {
-    const subscription = await this.feed.follow(workspaceId, runId, after);
+    const subscription = await this.feed.follow(workspaceId, runId, after, last);
     this.open.add(subscription);
     const sse = new SseWriter(res, this.options);
     sse.open(this.options.retryMs);

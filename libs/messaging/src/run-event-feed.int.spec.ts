@@ -84,6 +84,40 @@ describe('RunEventFeed against real JetStream: one live consumer per followed ru
     expect(feed.liveConsumers).toBe(0);
   });
 
+  it('a first connection to a new run gets its one event from what the caller read: the tail is the only consumer', async () => {
+    const feed = new RunEventFeed(jetstream(nc), jsm, names);
+    const runId = randomUUID();
+    const created = await appendLogs(runId, 0, 1, 0);
+    const last = await feed.last('ws', runId);
+    expect(last).toMatchObject({ seq: created.version, previous: 0 });
+    const consumersBefore = await serverConsumers();
+    const follower = await feed.follow('ws', runId, 0, last);
+    expect(await serverConsumers()).toBe(consumersBefore + 1);
+    const read = collect(follower);
+    const later = await appendLogs(runId, 1, 4, created.version);
+    await waitUntil(() => read.seqs.length === 4);
+    await follower.close();
+    await read.done;
+    expect(read.seqs).toEqual([...created.seqs, ...later.seqs]);
+  });
+
+  it('is exact when what the caller read is no longer the last event, or is not the only one it lacks', async () => {
+    const feed = new RunEventFeed(jetstream(nc), jsm, names);
+    const runId = randomUUID();
+    const first = await appendLogs(runId, 0, 3, 0);
+    const readEarly = await feed.last('ws', runId);
+    const more = await appendLogs(runId, 3, 5, first.version);
+    const all = [...first.seqs, ...more.seqs];
+    // From the start (the read event names a previous one after 0), and from just before the read one.
+    const followers = [await feed.follow('ws', runId, 0, readEarly), await feed.follow('ws', runId, first.seqs[1]!, readEarly)];
+    const [fromStart, fromBeforeRead] = followers.map(collect) as [ReturnType<typeof collect>, ReturnType<typeof collect>];
+    await waitUntil(() => fromStart.seqs.length === all.length && fromBeforeRead.seqs.length === all.length - 2);
+    await Promise.all(followers.map((f) => f.close()));
+    await Promise.all([fromStart.done, fromBeforeRead.done]);
+    expect(fromStart.seqs).toEqual(all);
+    expect(fromBeforeRead.seqs).toEqual(all.slice(2));
+  });
+
   it('gives followers starting at the beginning, the middle and the head exactly their tails while the run goes on', async () => {
     const feed = new RunEventFeed(jetstream(nc), jsm, names);
     const runId = randomUUID();

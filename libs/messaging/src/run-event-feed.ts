@@ -69,7 +69,7 @@ export class RunEventFeed {
       last_by_subj: this.names.runEvents(workspaceId, runId),
     });
     return message
-      ? { seq: message.seq, previous: previousOf(message.header), envelope: decodeRunEvent(message.data).envelope, json: message.string() }
+      ? { seq: message.seq, previous: previousOf(message.header), envelope: decodeRunEvent(message.data).envelope, json: message.string(), headers: message.header }
       : null;
   }
 
@@ -81,14 +81,23 @@ export class RunEventFeed {
     return message !== null;
   }
 
-  async follow(workspaceId: string, runId: string, afterSeq: number): Promise<Subscription> {
-    const tail = await this.tailOf(workspaceId, runId);
+  /**
+   * The run's events after `afterSeq`, then its live ones. `last` is the run's last event as the
+   * caller just read it (`last()`), if it did: a new tail opens there, and a follower that lacks only
+   * that event (the first connection to a run just created) gets it from there instead of from a
+   * consumer of its own.
+   */
+  async follow(workspaceId: string, runId: string, afterSeq: number, last: FeedEvent | null = null): Promise<Subscription> {
+    const tail = await this.tailOf(workspaceId, runId, last?.seq);
     const queue = new FollowerQueue<FeedEvent>(this.maxQueuedPerFollower);
     // Attached in the same turn the tail was got: every event after `joinedAt` reaches the queue.
     const joinedAt = tail.attach(queue);
+    // The run has no event between `afterSeq` and `last` when `last` names its previous one at or before it.
+    const lacksOnlyLast =
+      last !== null && last.seq === joinedAt && afterSeq < last.seq && last.previous !== null && last.previous <= afterSeq;
     let history: ConsumerMessages | null = null;
     try {
-      history = afterSeq < joinedAt ? await this.eventsAfter(this.names.runEvents(workspaceId, runId), afterSeq) : null;
+      history = afterSeq < joinedAt && !lacksOnlyLast ? await this.eventsAfter(this.names.runEvents(workspaceId, runId), afterSeq) : null;
     } catch (error) {
       tail.detach(queue);
       throw error;
@@ -107,14 +116,18 @@ export class RunEventFeed {
         await history?.close();
       },
       async *[Symbol.asyncIterator]() {
-        let last = afterSeq;
+        let delivered = afterSeq;
+        if (lacksOnlyLast && !closed) {
+          delivered = last.seq;
+          yield last;
+        }
         if (history) {
           // The events it lacks up to where it joined the tail; any later one comes from the tail.
           for await (const m of history) {
             if (closed || m.seq > joinedAt) {
               break;
             }
-            last = m.seq;
+            delivered = m.seq;
             yield feedEventOf(m);
             if (m.seq >= joinedAt || m.info.pending === 0) {
               break;
@@ -123,8 +136,8 @@ export class RunEventFeed {
           await history.close();
         }
         for await (const e of queue.drain()) {
-          if (e.seq > last) {
-            last = e.seq;
+          if (e.seq > delivered) {
+            delivered = e.seq;
             yield e.value;
           }
         }
@@ -139,13 +152,16 @@ export class RunEventFeed {
     return subscription;
   }
 
-  /** The run's tail on this relay, opened at the subject's last sequence if there is none. */
-  private async tailOf(workspaceId: string, runId: string): Promise<RunTail<FeedEvent>> {
+  /**
+   * The run's tail on this relay; if there is none, one opened at `lastSeq` (the run's last sequence
+   * as the caller read it: a later event still comes through the tail) or at the subject's last.
+   */
+  private async tailOf(workspaceId: string, runId: string, lastSeq?: number): Promise<RunTail<FeedEvent>> {
     const key = `${workspaceId}/${runId}`;
     for (;;) {
       let pending = this.tails.get(key);
       if (!pending) {
-        pending = this.openTail(workspaceId, runId, () => {
+        pending = this.openTail(workspaceId, runId, lastSeq, () => {
           if (this.tails.get(key) === pending) {
             this.tails.delete(key);
           }
@@ -160,10 +176,9 @@ export class RunEventFeed {
     }
   }
 
-  private async openTail(workspaceId: string, runId: string, onClosed: () => void): Promise<RunTail<FeedEvent>> {
+  private async openTail(workspaceId: string, runId: string, lastSeq: number | undefined, onClosed: () => void): Promise<RunTail<FeedEvent>> {
     const subject = this.names.runEvents(workspaceId, runId);
-    const last = await this.jsm.streams.getMessage(this.names.eventsStream, { last_by_subj: subject });
-    const position = last?.seq ?? 0;
+    const position = lastSeq ?? (await this.jsm.streams.getMessage(this.names.eventsStream, { last_by_subj: subject }))?.seq ?? 0;
     return new RunTail<FeedEvent>(await this.eventsAfter(subject, position), position, feedEventOf, onClosed);
   }
 
