@@ -72,7 +72,7 @@ async function main(): Promise<void> {
       ((await db.query(`SELECT state FROM runs WHERE id = $1`, [id])) as { state: string }[])[0]?.state;
     // Create and read go straight to the api, as a production ingress would send them (the gateway is
     // the local stand-in for one, a Node process of its own on the same cores); reads are measured
-    // through it too, to show what it costs. Fan-out and resume go straight to the relay.
+    // through it too, to show what it costs. End to end, fan-out and resume go straight to the relay.
     const apiUrl = `http://127.0.0.1:${stack.portOf('api')}/api/v1`;
     if (only.has('create')) {
       await createThroughput(apiUrl, token, env.natsUrl, 2); // warm-up
@@ -121,10 +121,10 @@ async function main(): Promise<void> {
       figures.push(...(await readThroughput(apiUrl, token, id, env.databaseUrl, namespace, seconds)));
       figures.push(...(await readThroughput(stack.baseUrl, token, id, env.databaseUrl, namespace, seconds, 'through the gateway')).filter((f) => f.metric.startsWith('GET')));
     }
-    if (only.has('e2e')) {
-      figures.push(...(await endToEnd(stack.baseUrl, token, env.natsUrl, Number(process.env['BENCH_E2E_RATE'] ?? '200'), seconds)));
-    }
     const relayUrl = `http://127.0.0.1:${stack.portOf('stream-relay')}/api/v1`;
+    if (only.has('e2e')) {
+      figures.push(...(await endToEnd(apiUrl, relayUrl, token, env.natsUrl, Number(process.env['BENCH_E2E_RATE'] ?? '200'), seconds)));
+    }
     for (const size of only.has('fanout') ? fanOutSizes : []) {
       const id = await createRun({ SIM_DURATION_MS: '600000' });
       await waitUntil(async () => (await stateOf(id)) === 'running');
