@@ -1,6 +1,7 @@
 import {
   AUTO,
   AUTO_POLICY,
+  isTerminalState,
   placementCandidates,
   type FailoverCode,
   type FailureCode,
@@ -14,7 +15,7 @@ import type { CredentialVault } from './credential-vault';
 import { observeDispatch } from './dispatch-observation';
 import { ProviderError, type RunProvider } from './providers/provider';
 import type { ProviderRegistry } from './providers/provider-registry';
-import type { RunCommandHandler } from './run-command-handler';
+import type { RunCommandHandler, Snapshot } from './run-command-handler';
 
 export interface ReconcilerOptions {
   readonly intervalMs: number;
@@ -36,6 +37,13 @@ export class Reconciler {
   /** Since when each run's provider has been failing to answer (in memory: a restart starts over). */
   private readonly failingSince = new Map<string, number>();
   private sweeping: Promise<void> | undefined;
+  /**
+   * The newest version of each unfinished run this worker has appended or been shown: a row older
+   * than it (a sweep's row read before a poke moved the run on) is skipped, since deciding on it could
+   * only conflict; the newer row is on its way (the projection pokes with it, the next sweep reads
+   * it). In memory only: after a restart every row is taken at its word again.
+   */
+  private readonly newest = new Map<string, number>();
 
   constructor(
     private readonly queries: RunQueries,
@@ -75,6 +83,7 @@ export class Reconciler {
 
   /** Drive one run now (after its projection changed) instead of waiting for the next sweep. */
   poke(run: RunView): void {
+    this.saw(run.runId, run.version, run.terminal);
     if (!run.terminal) {
       void this.driveOnce(run);
     }
@@ -85,8 +94,19 @@ export class Reconciler {
     await Promise.all(runs.map((run) => this.driveOnce(run)));
   }
 
+  private saw(runId: string, version: number, terminal: boolean): void {
+    if (terminal) {
+      this.newest.delete(runId);
+      return;
+    }
+    if (this.newest.size >= MAX_REMEMBERED_RUNS) {
+      this.newest.clear();
+    }
+    this.newest.set(runId, Math.max(version, this.newest.get(runId) ?? 0));
+  }
+
   private async driveOnce(run: RunView): Promise<void> {
-    if (this.inHand.has(run.runId)) {
+    if (this.inHand.has(run.runId) || run.version < (this.newest.get(run.runId) ?? 0)) {
       return;
     }
     this.inHand.add(run.runId);
@@ -241,22 +261,27 @@ export class Reconciler {
     switch (observation.phase) {
       case 'pending':
         return;
-      case 'running':
-        await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
-        await this.recordLogs(run, provider);
+      // Each step decides on the state the previous one left (not on the row again, which the first
+      // append made stale: deciding on it would conflict and read the run's events back).
+      case 'running': {
+        const started = await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
+        await this.recordLogs(run, provider, started);
         return;
-      case 'exited':
-        await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
+      }
+      case 'exited': {
+        const started = await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
         // Every line the workload wrote is recorded before its end.
-        await this.recordLogs(run, provider);
-        await this.execute(run, { type: 'CompleteRun', exitCode: observation.exitCode, now: this.now() });
+        const logged = await this.recordLogs(run, provider, started);
+        await this.execute(run, { type: 'CompleteRun', exitCode: observation.exitCode, now: this.now() }, logged);
         await provider.release?.(run);
         return;
-      case 'failed':
-        await this.recordLogs(run, provider);
-        await this.execute(run, { type: 'FailRun', failure: { code: observation.code, message: observation.reason }, now: this.now() });
+      }
+      case 'failed': {
+        const logged = await this.recordLogs(run, provider, snapshotOf(run));
+        await this.execute(run, { type: 'FailRun', failure: { code: observation.code, message: observation.reason }, now: this.now() }, logged);
         await provider.release?.(run);
         return;
+      }
       case 'lost':
         await this.execute(run, {
           type: 'FailRun',
@@ -271,17 +296,13 @@ export class Reconciler {
     return run.state === 'running' && run.startedAt !== null && this.clock().getTime() - Date.parse(run.startedAt) > timeoutOf(run) * 1000;
   }
 
-  private async recordLogs(run: RunView, provider: RunProvider): Promise<void> {
-    const lines = await provider.logs(run, run.logLines);
-    if (lines.length > 0) {
-      await this.handler.execute(
-        run.workspaceId,
-        run.runId,
-        { type: 'RecordLogs', fromIndex: run.logLines, lines, now: this.now() },
-        `rec-${run.runId}-logs-${run.logLines}`,
-        { state: run, version: run.version },
-      );
+  private async recordLogs(run: RunView, provider: RunProvider, at: Snapshot): Promise<Snapshot> {
+    const fromIndex = at.state?.logLines ?? run.logLines;
+    const lines = await provider.logs(run, fromIndex);
+    if (lines.length === 0) {
+      return at;
     }
+    return this.execute(run, { type: 'RecordLogs', fromIndex, lines, now: this.now() }, at, `rec-${run.runId}-logs-${fromIndex}`);
   }
 
   private async cancel(run: RunView): Promise<void> {
@@ -291,13 +312,18 @@ export class Reconciler {
     await provider?.release?.(run);
   }
 
-  private async execute(run: RunView, command: RunCommand): Promise<void> {
+  /** Returns the run's state after the decision: what the next step of the same drive decides on. */
+  private async execute(
+    run: RunView,
+    command: RunCommand,
+    at: Snapshot = snapshotOf(run),
+    messageIdBase = `rec-${run.runId}-${command.type}`,
+  ): Promise<Snapshot> {
     // Decided on the projected state first (no event-store read); a stale projection makes the append
     // conflict and the handler decides again on the events themselves.
-    await this.handler.execute(run.workspaceId, run.runId, command, `rec-${run.runId}-${command.type}`, {
-      state: run,
-      version: run.version,
-    });
+    const handled = await this.handler.execute(run.workspaceId, run.runId, command, messageIdBase, at);
+    this.saw(run.runId, handled.version, handled.state !== null && isTerminalState(handled.state.state));
+    return { state: handled.state, version: handled.version };
   }
 
   private now(): string {
@@ -311,6 +337,13 @@ export function timeoutOf(run: RunView): number {
 }
 
 const MAX_RUN_SECONDS = 86_400;
+
+/** Bounds the memory of newest versions (cleared when full: forgetting only costs a conflict). */
+const MAX_REMEMBERED_RUNS = 100_000;
+
+function snapshotOf(run: RunView): Snapshot {
+  return { state: run, version: run.version };
+}
 
 interface Failover {
   readonly provider: string;

@@ -1,9 +1,11 @@
-import { decide, fold, type MaybeRunState, type RunCommand, type RunEvent } from '@wrs/domain';
+import { decide, evolve, fold, type MaybeRunState, type RunCommand, type RunEvent } from '@wrs/domain';
 import { VersionConflictError, type RunEventStore } from '@wrs/messaging';
 
 export interface HandledCommand {
   readonly appended: readonly RunEvent[];
   readonly version: number;
+  /** The run's state at `version`: the state decided on with the appended events applied. */
+  readonly state: MaybeRunState;
 }
 
 /** A state the caller already holds (the projection, or "no run yet") and the version it reflects. */
@@ -25,7 +27,11 @@ const MAX_ATTEMPTS = 20;
  * back with a newer one.
  */
 export class RunCommandHandler {
-  constructor(private readonly store: RunEventStore) {}
+  constructor(
+    private readonly store: RunEventStore,
+    /** Told of every decision made again because the state it was made on was stale (a metric). */
+    private readonly onConflict: () => void = () => undefined,
+  ) {}
 
   async execute(
     workspaceId: string,
@@ -40,15 +46,16 @@ export class RunCommandHandler {
       known = undefined;
       const decided = decide(command, state);
       if (decided.length === 0) {
-        return { appended: [], version };
+        return { appended: [], version, state };
       }
       try {
         const newVersion = await this.store.append(workspaceId, runId, decided, version, `${messageIdBase}@${version}`);
-        return { appended: decided, version: newVersion };
+        return { appended: decided, version: newVersion, state: decided.reduce(evolve, state) };
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) {
           throw error;
         }
+        this.onConflict();
       }
     }
   }

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ProviderOffer } from '@wrs/domain';
 import { Failpoint, kindOf } from '@wrs/config';
+import { decisionConflicts } from '@wrs/observability';
 import { DurableConsumer, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import { ProviderCredentials, RunProjection, RunQueries } from '@wrs/persistence';
 import type { DataSource } from 'typeorm';
@@ -58,7 +59,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   await ensureStreams(jsm, names, { idempotencyRetentionMs: options.idempotencyRetentionMs, replicas: options.streamReplicas });
   const failpoint = new Failpoint(options.failpoint);
   const eventStore = new RunEventStore(js, jsm, names);
-  const handler = new RunCommandHandler(eventStore);
+  const handler = new RunCommandHandler(eventStore, () => decisionConflicts.inc());
   const vault = new CredentialVault(new ProviderCredentials(db), options.privateKeks);
   const providers = new ProviderRegistry(
     offers.flatMap((offer): RunProvider[] => {

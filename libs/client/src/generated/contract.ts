@@ -99,7 +99,7 @@ export interface paths {
          * The current derived state of a Run.
          * @description The state folded from every event projected so far; `version` (and the ETag) name the last
          *     event it reflects. It can trail the event stream by the projection's lag (milliseconds). A run
-         *     accepted a moment ago is found at once (state `queued`, version 0).
+         *     accepted a moment ago is found at once (state `queued`, at the version of its first event).
          */
         get: operations["getRun"];
         put?: never;

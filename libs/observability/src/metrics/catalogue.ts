@@ -39,6 +39,11 @@ export const rateLimitRejections = new Counter({
   labelNames: ['limit'] as const,
 });
 
+export const decisionConflicts = new Counter({
+  name: 'wrs_run_decision_conflicts_total',
+  help: 'Run decisions made again because the run had moved on since the state they were made on (an append that met a newer version).',
+});
+
 export const projectionLag = new Histogram({
   name: 'wrs_projection_lag_seconds',
   help: 'Time from an event being decided (its time) to its projection being committed in Postgres.',
