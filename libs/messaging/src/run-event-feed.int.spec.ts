@@ -33,6 +33,16 @@ async function waitUntil(probe: () => boolean, timeoutMs = 20_000): Promise<void
   }
 }
 
+async function waitUntilAsync(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) {
+      throw new Error('timed out');
+    }
+    await sleep(50);
+  }
+}
+
 describe('RunEventFeed against real JetStream: one live consumer per followed run, exact for every follower', () => {
   let env: IsolatedEnvironment;
   let nc: NatsConnection;
@@ -82,6 +92,8 @@ describe('RunEventFeed against real JetStream: one live consumer per followed ru
       expect(r.seqs).toEqual(after.seqs);
     }
     expect(feed.liveConsumers).toBe(0);
+    // Gone from the server too, not left there for the client library's five-minute inactivity threshold.
+    await waitUntilAsync(async () => (await serverConsumers()) === consumersBefore);
   });
 
   it('a first connection to a new run gets its one event from what the caller read: the tail is the only consumer', async () => {

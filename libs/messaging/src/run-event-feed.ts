@@ -2,6 +2,7 @@ import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStr
 import type { StreamNames } from './names';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { decodeRunEvent, previousOf, type RunEventEnvelope } from './run-event-codec';
+import { consumeOrdered } from './ordered-read';
 import { FollowerQueue, RunTail } from './run-tail';
 
 export interface FeedEvent {
@@ -187,12 +188,13 @@ export class RunEventFeed {
    * behind the tail catches up with.
    */
   private async eventsAfter(subject: string, afterSeq: number): Promise<ConsumerMessages> {
-    const consumer = await this.js.consumers.get(this.names.eventsStream, {
-      filter_subjects: subject,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: afterSeq + 1,
-    });
-    return consumer.consume({ max_messages: 256 });
+    return consumeOrdered(
+      this.js,
+      this.jsm,
+      this.names.eventsStream,
+      { filter_subjects: subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 },
+      { max_messages: 256 },
+    );
   }
 }
 

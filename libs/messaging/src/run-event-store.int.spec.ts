@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
@@ -19,12 +19,14 @@ describe('RunEventStore against real JetStream', () => {
   let env: IsolatedEnvironment;
   let nc: NatsConnection;
   let store: RunEventStore;
+  let names: StreamNames;
+  let jsm: JetStreamManager;
 
   beforeAll(async () => {
     env = await isolatedEnvironment();
     nc = await connectNats(env.natsUrl, 'test');
-    const names = new StreamNames(env.namespace);
-    const jsm = await jetstreamManager(nc);
+    names = new StreamNames(env.namespace);
+    jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, names);
     store = new RunEventStore(jetstream(nc), jsm, names);
   });
@@ -44,6 +46,20 @@ describe('RunEventStore against real JetStream', () => {
       [v1, 'run.created'],
       [v2, 'run.started'],
     ]);
+  });
+
+  it('leaves no consumer on the server after reading a run\'s history', async () => {
+    const runId = randomUUID();
+    const v1 = await store.append('ws', runId, [created(runId)], 0, 'a');
+    await store.append('ws', runId, [started], v1, 'b');
+    const consumers = async (): Promise<number> => (await jsm.streams.info(names.eventsStream)).state.consumer_count;
+    const before = await consumers();
+    expect((await store.read('ws', runId)).events).toHaveLength(2);
+    const deadline = Date.now() + 10_000;
+    while ((await consumers()) !== before && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await consumers()).toBe(before);
   });
 
   it('refuses an append based on a stale version (optimistic concurrency)', async () => {

@@ -9,6 +9,7 @@ import { headers } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import type { StreamNames } from './names';
 import { decodeRunEvent, encodeRunEvent, PREVIOUS_EVENT_HEADER, previousOf, runEventFrom, type StreamRunEvent } from './run-event-codec';
+import { consumeOrdered } from './ordered-read';
 import { publishTraced } from './traced-publish';
 
 export interface RecordedRunEvent {
@@ -65,11 +66,10 @@ export class RunEventStore {
     if (previousOf(last.header) === 0) {
       return { events: [{ seq: version, event: decodeRunEvent(last.data).event }], version };
     }
-    const consumer = await this.js.consumers.get(this.names.eventsStream, {
+    const messages = await consumeOrdered(this.js, this.jsm, this.names.eventsStream, {
       filter_subjects: this.names.runEvents(workspaceId, runId),
       deliver_policy: DeliverPolicy.All,
     });
-    const messages = await consumer.consume();
     const events: RecordedRunEvent[] = [];
     try {
       for await (const m of messages) {
