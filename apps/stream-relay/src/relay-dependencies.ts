@@ -19,9 +19,10 @@ export interface RelayDependencies {
  */
 export async function connectRelayDependencies(config: RelayEnv): Promise<RelayDependencies> {
   const { nc, js, jsm, names, db, redis, auth, close } = await connectHttpService(config, 'stream-relay', 4);
+  const feed = new RunEventFeed(js, jsm, names, nc);
   return {
     module: {
-      feed: new RunEventFeed(js, jsm, names, nc),
+      feed,
       queries: new RunQueries(db),
       limits: new EffectiveLimits(new Workspaces(db), defaultWorkspaceLimits(config)),
       rateLimiter: new RateLimiter(redis, config.NAMESPACE),
@@ -37,6 +38,9 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
     },
     allowedOrigins: auth.allowedOrigins,
     connections: { nc, db, redis },
-    close,
+    close: async () => {
+      await feed.close();
+      await close();
+    },
   };
 }

@@ -48,7 +48,8 @@ export class RunEventsController implements BeforeApplicationShutdown {
       throw new ProblemError('run_not_found');
     }
     // The subject carries the caller's workspace, so another workspace's run is simply not found.
-    const last = await this.feed.last(workspaceId, runId);
+    // A run active since the relay started is known to its firehose: no request to JetStream.
+    const last = (await this.feed.known(workspaceId, runId)) ?? (await this.feed.last(workspaceId, runId));
     if (!last && !(await this.feed.accepted(workspaceId, runId)) && !(await this.queries.find(workspaceId, runId))) {
       throw new ProblemError('run_not_found');
     }

@@ -43,7 +43,7 @@ async function waitUntilAsync(probe: () => Promise<boolean>, timeoutMs = 10_000)
   }
 }
 
-describe('RunEventFeed against real JetStream: one live consumer per followed run, exact for every follower', () => {
+describe('RunEventFeed against real JetStream: one live consumer per relay, exact for every follower', () => {
   let env: IsolatedEnvironment;
   let nc: NatsConnection;
   let jsm: JetStreamManager;
@@ -75,42 +75,75 @@ describe('RunEventFeed against real JetStream: one live consumer per followed ru
 
   const serverConsumers = async (): Promise<number> => (await jsm.streams.info(names.eventsStream)).state.consumer_count;
 
-  it('serves 50 followers at the head of a run from one consumer, each getting every later event once', async () => {
+  it('serves 50 followers of a run from the relay\'s one consumer, each getting every later event once', async () => {
     const feed = new RunEventFeed(jetstream(nc), jsm, names);
     const runId = randomUUID();
     const before = await appendLogs(runId, 0, 3, 0);
     const consumersBefore = await serverConsumers();
     const followers = await Promise.all(Array.from({ length: 50 }, () => feed.follow('ws', runId, before.version)));
     const reads = followers.map(collect);
-    expect(feed.liveConsumers).toBe(1);
+    expect(feed.followedRuns).toBe(1);
+    expect(await serverConsumers()).toBe(consumersBefore + 1);
+    // A second run followed on the same relay costs no consumer either.
+    const other = randomUUID();
+    const otherStart = await appendLogs(other, 0, 1, 0);
+    const otherFollower = await feed.follow('ws', other, otherStart.version);
     expect(await serverConsumers()).toBe(consumersBefore + 1);
     const after = await appendLogs(runId, 3, 8, before.version);
     await waitUntil(() => reads.every((r) => r.seqs.length === after.seqs.length));
-    await Promise.all(followers.map((f) => f.close()));
+    await Promise.all([...followers, otherFollower].map((f) => f.close()));
     await Promise.all(reads.map((r) => r.done));
     for (const r of reads) {
       expect(r.seqs).toEqual(after.seqs);
     }
-    expect(feed.liveConsumers).toBe(0);
+    expect(feed.followedRuns).toBe(0);
+    await feed.close();
     // Gone from the server too, not left there for the client library's five-minute inactivity threshold.
     await waitUntilAsync(async () => (await serverConsumers()) === consumersBefore);
   });
 
-  it('a first connection to a new run gets its one event from what the caller read: the tail is the only consumer', async () => {
+  it('a first connection to a run created while the relay runs reads nothing itself: no consumer, no request', async () => {
     const feed = new RunEventFeed(jetstream(nc), jsm, names);
     const runId = randomUUID();
+    await feed.known('ws', runId); // the relay is up: its firehose is open
     const created = await appendLogs(runId, 0, 1, 0);
-    const last = await feed.last('ws', runId);
-    expect(last).toMatchObject({ seq: created.version, previous: 0 });
+    const known = await (async () => {
+      for (;;) {
+        const k = await feed.known('ws', runId);
+        if (k) {
+          return k;
+        }
+        await sleep(10);
+      }
+    })();
+    expect(known).toMatchObject({ seq: created.version, previous: 0 });
     const consumersBefore = await serverConsumers();
-    const follower = await feed.follow('ws', runId, 0, last);
-    expect(await serverConsumers()).toBe(consumersBefore + 1);
+    const follower = await feed.follow('ws', runId, 0, known);
+    expect(await serverConsumers()).toBe(consumersBefore);
     const read = collect(follower);
     const later = await appendLogs(runId, 1, 4, created.version);
     await waitUntil(() => read.seqs.length === 4);
     await follower.close();
     await read.done;
     expect(read.seqs).toEqual([...created.seqs, ...later.seqs]);
+    await feed.close();
+  });
+
+  it('a first connection to a run created before the relay started gets its one event by one read, no consumer', async () => {
+    const runId = randomUUID();
+    const created = await appendLogs(runId, 0, 1, 0);
+    const feed = new RunEventFeed(jetstream(nc), jsm, names);
+    expect(await feed.known('ws', runId)).toBeUndefined();
+    const last = await feed.last('ws', runId);
+    const consumersBefore = await serverConsumers();
+    const follower = await feed.follow('ws', runId, 0, last);
+    expect(await serverConsumers()).toBe(consumersBefore);
+    const read = collect(follower);
+    await waitUntil(() => read.seqs.length === 1);
+    await follower.close();
+    await read.done;
+    expect(read.seqs).toEqual(created.seqs);
+    await feed.close();
   });
 
   it('is exact when what the caller read is no longer the last event, or is not the only one it lacks', async () => {
@@ -128,6 +161,7 @@ describe('RunEventFeed against real JetStream: one live consumer per followed ru
     await Promise.all([fromStart.done, fromBeforeRead.done]);
     expect(fromStart.seqs).toEqual(all);
     expect(fromBeforeRead.seqs).toEqual(all.slice(2));
+    await feed.close();
   });
 
   it('gives followers starting at the beginning, the middle and the head exactly their tails while the run goes on', async () => {
@@ -149,7 +183,8 @@ describe('RunEventFeed against real JetStream: one live consumer per followed ru
     await Promise.all([headRead, ...otherReads].map((r) => r.done));
     expect(headRead.seqs).toEqual(rest.seqs);
     otherReads.forEach((r, i) => expect(r.seqs).toEqual(tailAfter(starts[i]!)));
-    expect(feed.liveConsumers).toBe(0);
+    expect(feed.followedRuns).toBe(0);
+    await feed.close();
   });
 
   it('ends a follower that lets more live events wait than it may (its client resumes), not the others', async () => {
@@ -167,15 +202,16 @@ describe('RunEventFeed against real JetStream: one live consumer per followed ru
       stalledSeqs.push(e.seq);
     }
     expect(stalledSeqs).toEqual(after.seqs.slice(0, 5));
-    expect(feed.liveConsumers).toBe(1);
+    expect(feed.followedRuns).toBe(1);
     await reader.close();
     await read.done;
     expect(read.seqs).toEqual(after.seqs);
     await stalled.close();
-    expect(feed.liveConsumers).toBe(0);
+    expect(feed.followedRuns).toBe(0);
+    await feed.close();
   });
 
-  it('opens a new tail for a run after the last follower of the old one left', async () => {
+  it('follows a run again after its last follower left', async () => {
     const feed = new RunEventFeed(jetstream(nc), jsm, names);
     const runId = randomUUID();
     const start = await appendLogs(runId, 0, 2, 0);
@@ -184,7 +220,7 @@ describe('RunEventFeed against real JetStream: one live consumer per followed ru
     await waitUntil(() => oneRead.seqs.length === 2);
     await one.close();
     await oneRead.done;
-    expect(feed.liveConsumers).toBe(0);
+    expect(feed.followedRuns).toBe(0);
     const more = await appendLogs(runId, 2, 4, start.version);
     const two = await feed.follow('ws', runId, start.seqs[0]!);
     const twoRead = collect(two);
@@ -192,5 +228,6 @@ describe('RunEventFeed against real JetStream: one live consumer per followed ru
     await two.close();
     await twoRead.done;
     expect(twoRead.seqs).toEqual([start.seqs[1]!, ...more.seqs]);
+    await feed.close();
   });
 });

@@ -3,7 +3,8 @@ import type { StreamNames } from './names';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { decodeRunEvent, previousOf, type RunEventEnvelope } from './run-event-codec';
 import { consumeOrdered } from './ordered-read';
-import { FollowerQueue, RunTail } from './run-tail';
+import { catchUp, type CatchUp } from './catch-up';
+import { EventFirehose, FollowerQueue } from './run-tail';
 
 export interface FeedEvent {
   readonly seq: number;
@@ -22,22 +23,25 @@ export interface Subscription extends AsyncIterable<FeedEvent> {
 
 /** How many live events a follower may have waiting before it is ended (its client resumes). */
 const MAX_QUEUED_PER_FOLLOWER = 10_000;
+/** How many runs' last events the firehose remembers (each a stored message: about 1 KiB). */
+const REMEMBERED_RUNS = 10_000;
 
 /**
- * Reads a run's events for the stream-relay. Followers of a run on one relay share one live ordered
- * consumer of the run's subject (a `RunTail`); a follower that starts behind it first reads the events
- * it lacks with an ordered consumer of its own, which it closes once it reaches the tail. Stateless
- * across replicas: any replica can serve any resume.
+ * Reads a run's events for the stream-relay. Every follower on one relay is fed by one live ordered
+ * consumer of all runs' events (an `EventFirehose`); a follower that starts behind it first reads the
+ * events it lacks, from what the firehose remembers when it can, else with an ordered consumer of its
+ * own, which it closes once it reaches the firehose. Stateless across replicas: any replica can serve
+ * any resume.
  */
 export class RunEventFeed {
   private readonly open = new Set<Subscription>();
-  private readonly tails = new Map<string, Promise<RunTail<FeedEvent>>>();
+  private firehose: Promise<EventFirehose<FeedEvent>> | undefined;
 
   /**
    * With the connection, every open subscription ends when it reconnects: an ordered consumer that
    * lived through a NATS restart can stop delivering for good (found by the chaos run: streams kept
    * sending heartbeats and no event), while one made after the reconnect works. The relay then ends
-   * those streams and their clients resume exactly with Last-Event-ID on a fresh consumer.
+   * those streams (with the firehose) and their clients resume exactly with Last-Event-ID.
    */
   constructor(
     private readonly js: JetStreamClient,
@@ -55,15 +59,17 @@ export class RunEventFeed {
     for await (const status of connection.status()) {
       if (status.type === 'reconnect') {
         await Promise.all([...this.open].map((subscription) => subscription.close()));
-        await Promise.all([...this.tails.values()].map(async (tail) => (await tail.catch(() => null))?.close()));
+        await (await this.firehose?.catch(() => null))?.close();
       }
     }
   }
 
-  /** How many live consumers this feed holds (one per followed run): for tests and metrics. */
-  get liveConsumers(): number {
-    return this.tails.size;
+  /** How many runs have followers on this relay (all fed by one consumer): for tests and metrics. */
+  get followedRuns(): number {
+    return this.openFirehose === null ? 0 : this.openFirehose.followedRuns;
   }
+
+  private openFirehose: EventFirehose<FeedEvent> | null = null;
 
   async last(workspaceId: string, runId: string): Promise<FeedEvent | null> {
     const message = await this.jsm.streams.getMessage(this.names.eventsStream, {
@@ -72,6 +78,14 @@ export class RunEventFeed {
     return message
       ? { seq: message.seq, previous: previousOf(message.header), envelope: decodeRunEvent(message.data).envelope, json: message.string(), headers: message.header }
       : null;
+  }
+
+  /**
+   * The run's last event as the firehose saw it, if it did (a run active since the relay started):
+   * what `last()` reads, without a request. An event newer than it reaches followers through the firehose.
+   */
+  async known(workspaceId: string, runId: string): Promise<FeedEvent | undefined> {
+    return (await this.liveFirehose()).known(this.names.runEvents(workspaceId, runId));
   }
 
   /** A run that has no event yet exists if its create command was accepted. */
@@ -84,23 +98,25 @@ export class RunEventFeed {
 
   /**
    * The run's events after `afterSeq`, then its live ones. `last` is the run's last event as the
-   * caller just read it (`last()`), if it did: a new tail opens there, and a follower that lacks only
-   * that event (the first connection to a run just created) gets it from there instead of from a
-   * consumer of its own.
+   * caller read it before (`last()` or `known()`), if it did: with it, and with what the firehose
+   * remembers, a follower of a run active since the relay started usually reads nothing itself.
    */
   async follow(workspaceId: string, runId: string, afterSeq: number, last: FeedEvent | null = null): Promise<Subscription> {
-    const tail = await this.tailOf(workspaceId, runId, last?.seq);
+    const firehose = await this.liveFirehose();
+    const subject = this.names.runEvents(workspaceId, runId);
     const queue = new FollowerQueue<FeedEvent>(this.maxQueuedPerFollower);
-    // Attached in the same turn the tail was got: every event after `joinedAt` reaches the queue.
-    const joinedAt = tail.attach(queue);
-    // The run has no event between `afterSeq` and `last` when `last` names its previous one at or before it.
-    const lacksOnlyLast =
-      last !== null && last.seq === joinedAt && afterSeq < last.seq && last.previous !== null && last.previous <= afterSeq;
+    // Attached in one synchronous step: every event after `joinedAt` reaches the queue.
+    const { joinedAt, known } = firehose.attach(subject, queue);
+    let plan: CatchUp<FeedEvent>;
     let history: ConsumerMessages | null = null;
     try {
-      history = afterSeq < joinedAt && !lacksOnlyLast ? await this.eventsAfter(this.names.runEvents(workspaceId, runId), afterSeq) : null;
+      plan = catchUp(afterSeq, joinedAt, known, last);
+      if (plan.kind === 'ask') {
+        plan = catchUp(afterSeq, joinedAt, undefined, last, await this.last(workspaceId, runId));
+      }
+      history = plan.kind === 'consumer' ? await this.eventsAfter(subject, afterSeq) : null;
     } catch (error) {
-      tail.detach(queue);
+      firehose.detach(subject, queue);
       throw error;
     }
     const open = this.open;
@@ -113,17 +129,17 @@ export class RunEventFeed {
         closed = true;
         open.delete(subscription);
         queue.end();
-        tail.detach(queue);
+        firehose.detach(subject, queue);
         await history?.close();
       },
       async *[Symbol.asyncIterator]() {
         let delivered = afterSeq;
-        if (lacksOnlyLast && !closed) {
-          delivered = last.seq;
-          yield last;
+        if (plan.kind === 'one' && !closed) {
+          delivered = plan.event.seq;
+          yield plan.event;
         }
         if (history) {
-          // The events it lacks up to where it joined the tail; any later one comes from the tail.
+          // The events it lacks up to where it joined the firehose; any later one comes from it.
           for await (const m of history) {
             if (closed || m.seq > joinedAt) {
               break;
@@ -145,48 +161,56 @@ export class RunEventFeed {
       },
     };
     this.open.add(subscription);
-    if (tail.isClosed) {
-      // The tail ended between being got and joined (its consumer failed): the stream ends at once
-      // and the client resumes.
-      queue.end();
-    }
     return subscription;
   }
 
-  /**
-   * The run's tail on this relay; if there is none, one opened at `lastSeq` (the run's last sequence
-   * as the caller read it: a later event still comes through the tail) or at the subject's last.
-   */
-  private async tailOf(workspaceId: string, runId: string, lastSeq?: number): Promise<RunTail<FeedEvent>> {
-    const key = `${workspaceId}/${runId}`;
+  /** Ends every stream and the firehose (the relay's shutdown). */
+  async close(): Promise<void> {
+    await Promise.all([...this.open].map((subscription) => subscription.close()));
+    await (await this.firehose?.catch(() => null))?.close();
+  }
+
+  /** The relay's firehose, opened on first use and again after it ended (a failure, a reconnect). */
+  private async liveFirehose(): Promise<EventFirehose<FeedEvent>> {
     for (;;) {
-      let pending = this.tails.get(key);
-      if (!pending) {
-        pending = this.openTail(workspaceId, runId, lastSeq, () => {
-          if (this.tails.get(key) === pending) {
-            this.tails.delete(key);
-          }
-        });
-        this.tails.set(key, pending);
-        pending.catch(() => this.tails.get(key) === pending && this.tails.delete(key));
+      const pending = (this.firehose ??= this.openNewFirehose());
+      try {
+        const firehose = await pending;
+        if (!firehose.isClosed) {
+          return firehose;
+        }
+      } catch (error) {
+        if (this.firehose === pending) {
+          this.firehose = undefined;
+        }
+        throw error;
       }
-      const tail = await pending;
-      if (!tail.isClosed) {
-        return tail;
+      if (this.firehose === pending) {
+        this.firehose = undefined;
       }
     }
   }
 
-  private async openTail(workspaceId: string, runId: string, lastSeq: number | undefined, onClosed: () => void): Promise<RunTail<FeedEvent>> {
-    const subject = this.names.runEvents(workspaceId, runId);
-    const position = lastSeq ?? (await this.jsm.streams.getMessage(this.names.eventsStream, { last_by_subj: subject }))?.seq ?? 0;
-    return new RunTail<FeedEvent>(await this.eventsAfter(subject, position), position, feedEventOf, onClosed);
+  private async openNewFirehose(): Promise<EventFirehose<FeedEvent>> {
+    // From the stream's last sequence on: every event after it reaches the firehose.
+    const position = (await this.jsm.streams.info(this.names.eventsStream)).state.last_seq;
+    const messages = await consumeOrdered(
+      this.js,
+      this.jsm,
+      this.names.eventsStream,
+      { filter_subjects: this.names.allRunEvents(), deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: position + 1 },
+      { max_messages: 1024 },
+    );
+    const firehose = new EventFirehose<FeedEvent>(messages, position, feedEventOf, () => {
+      if (this.openFirehose === firehose) {
+        this.openFirehose = null;
+      }
+    }, REMEMBERED_RUNS);
+    this.openFirehose = firehose;
+    return firehose;
   }
 
-  /**
-   * An ordered consumer of one run's events from `afterSeq + 1`: the tail's, and the one a follower
-   * behind the tail catches up with.
-   */
+  /** An ordered consumer of one run's events from `afterSeq + 1`: what a follower behind the firehose reads. */
   private async eventsAfter(subject: string, afterSeq: number): Promise<ConsumerMessages> {
     return consumeOrdered(
       this.js,

@@ -52,14 +52,41 @@ export class FollowerQueue<T> {
   }
 }
 
+/** The last event of each recently active subject, as the feed saw it: oldest forgotten first. */
+class RecentBySubject<T> {
+  private readonly entries = new Map<string, T>();
+
+  constructor(private readonly limit: number) {}
+
+  get(subject: string): T | undefined {
+    return this.entries.get(subject);
+  }
+
+  set(subject: string, value: T): void {
+    this.entries.delete(subject);
+    this.entries.set(subject, value);
+    if (this.entries.size > this.limit) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
+}
+
 /**
- * One live ordered consumer of a run's subject, shared by every follower of the run on this relay:
- * an event is read from JetStream once and pushed to each follower's queue, so 5,000 browsers watching
- * one run cost one consumer, not 5,000. `position` is the sequence of the last event pushed (or the
- * subject's last sequence when the tail opened): a follower that attaches gets every event after it.
+ * One live ordered consumer of every run's events, shared by every follower on this relay: an event
+ * is read from JetStream once and pushed to the queue of each follower of its run. A connection then
+ * costs no JetStream request of its own (no consumer made, read and deleted per stream), which was
+ * the relay's and the NATS server's largest cost per connection. `position` is the sequence of the
+ * last message handled (the stream's last sequence when it opened): a follower that attaches gets
+ * every later event of its run.
+ *
+ * It also remembers the last event of each recently active run (bounded): for a run it has seen an
+ * event of, that is exactly the run's last event up to `position`, so a follower of a run created
+ * after the relay started usually needs no read at all to catch up.
  */
-export class RunTail<T> {
-  private readonly followers = new Set<FollowerQueue<T>>();
+export class EventFirehose<T extends { readonly seq: number }> {
+  private readonly followers = new Map<string, Set<FollowerQueue<T>>>();
+  private readonly recent: RecentBySubject<() => T>;
   private closed = false;
 
   constructor(
@@ -67,7 +94,9 @@ export class RunTail<T> {
     private position: number,
     private readonly decode: (message: JsMsg) => T,
     private readonly onClosed: () => void,
+    rememberedRuns: number,
   ) {
+    this.recent = new RecentBySubject(rememberedRuns);
     void this.pump();
   }
 
@@ -75,17 +104,38 @@ export class RunTail<T> {
     return this.closed;
   }
 
-  /** Adds a follower and returns the position it joins at (synchronously: no event can slip between). */
-  attach(follower: FollowerQueue<T>): number {
-    this.followers.add(follower);
-    return this.position;
+  /** How many runs have followers here. */
+  get followedRuns(): number {
+    return this.followers.size;
   }
 
-  /** Removes a follower; the last one out closes the tail. */
-  detach(follower: FollowerQueue<T>): void {
-    this.followers.delete(follower);
-    if (this.followers.size === 0) {
-      void this.close();
+  /**
+   * Adds a follower of `subject`; returns where it joins and, if seen, the subject's last event up
+   * to there (synchronously: no event can slip between the two).
+   */
+  attach(subject: string, follower: FollowerQueue<T>): { joinedAt: number; known: T | undefined } {
+    let set = this.followers.get(subject);
+    if (!set) {
+      set = new Set();
+      this.followers.set(subject, set);
+    }
+    set.add(follower);
+    if (this.closed) {
+      follower.end();
+    }
+    return { joinedAt: this.position, known: this.recent.get(subject)?.() };
+  }
+
+  /** The subject's last event up to `position`, if this feed has seen one (and still remembers it). */
+  known(subject: string): T | undefined {
+    return this.recent.get(subject)?.();
+  }
+
+  detach(subject: string, follower: FollowerQueue<T>): void {
+    const set = this.followers.get(subject);
+    set?.delete(follower);
+    if (set?.size === 0) {
+      this.followers.delete(subject);
     }
   }
 
@@ -96,7 +146,7 @@ export class RunTail<T> {
     }
     this.closed = true;
     this.onClosed();
-    this.followers.forEach((f) => f.end());
+    this.followers.forEach((set) => set.forEach((f) => f.end()));
     this.followers.clear();
     await this.messages.close();
   }
@@ -104,12 +154,19 @@ export class RunTail<T> {
   private async pump(): Promise<void> {
     try {
       for await (const message of this.messages) {
-        const event = { seq: message.seq, value: this.decode(message) };
+        // Decoded once, and only when a follower wants it.
+        let decoded: T | undefined;
+        const value = (): T => (decoded ??= this.decode(message));
         this.position = message.seq;
-        this.followers.forEach((f) => f.push(event));
+        this.recent.set(message.subject, value);
+        const set = this.followers.get(message.subject);
+        if (set) {
+          const event = { seq: message.seq, value: value() };
+          set.forEach((f) => f.push(event));
+        }
       }
     } catch {
-      // The consumer failed: the followers end and their clients resume on a fresh tail.
+      // The consumer failed: the followers end and their clients resume on a fresh feed.
     } finally {
       await this.close();
     }
