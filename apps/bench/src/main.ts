@@ -10,6 +10,7 @@ import { StreamNames } from '@wrs/messaging';
 import { latencyChart } from './chart';
 import { cleanUp } from './clean-up';
 import { projectionCatchUp } from './projection';
+import { CpuUsage } from './cpu-usage';
 import { createThroughput, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
 
 /**
@@ -123,7 +124,10 @@ async function main(): Promise<void> {
     }
     const relayUrl = `http://127.0.0.1:${stack.portOf('stream-relay')}/api/v1`;
     if (only.has('e2e')) {
-      figures.push(...(await endToEnd(apiUrl, relayUrl, token, env.natsUrl, Number(process.env['BENCH_E2E_RATE'] ?? '200'), seconds)));
+      const pids = new Map([...stack.processes].flatMap(([name, child]) => (child.pid ? [[name, child.pid] as const] : [])));
+      for (const rate of (process.env['BENCH_E2E_RATE'] ?? '200,100').split(',').map(Number)) {
+        figures.push(...(await endToEnd(apiUrl, relayUrl, token, env.natsUrl, rate, seconds, () => new CpuUsage(pids))));
+      }
     }
     for (const size of only.has('fanout') ? fanOutSizes : []) {
       const id = await createRun({ SIM_DURATION_MS: '600000' });

@@ -7,6 +7,8 @@ import { connect } from '@nats-io/transport-node';
 import { PREVIOUS_EVENT_HEADER } from '@wrs/messaging';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { availableParallelism } from 'node:os';
+import type { CpuUsage } from './cpu-usage';
 import { firstEvent, postJson } from './light-http';
 import { percentile, round } from './stats';
 
@@ -104,7 +106,15 @@ export async function readThroughput(baseUrl: string, token: string, runId: stri
  * second of warm-up at the same rate. Also its two halves (the create's answer, then the stream's
  * first event), so a queue shows where it is.
  */
-export async function endToEnd(apiUrl: string, relayUrl: string, token: string, natsUrl: string, perSecond: number, seconds: number): Promise<Figure[]> {
+export async function endToEnd(
+  apiUrl: string,
+  relayUrl: string,
+  token: string,
+  natsUrl: string,
+  perSecond: number,
+  seconds: number,
+  measureCpu: () => CpuUsage,
+): Promise<Figure[]> {
   const auth = { authorization: `Bearer ${token}` };
   const steady = async (count: number): Promise<{ total: number[]; answers: number[]; firstEvents: number[]; failed: number }> => {
     const out = { total: [] as number[], answers: [] as number[], firstEvents: [] as number[], failed: 0 };
@@ -133,10 +143,25 @@ export async function endToEnd(apiUrl: string, relayUrl: string, token: string, 
     return out;
   };
   await steady(perSecond); // warm-up
+  const cpu = measureCpu();
   const { total, answers, firstEvents, failed } = await steady(perSecond * seconds);
+  // The runs' lives go on a little after their first events: let the worker finish them.
+  await new Promise((r) => setTimeout(r, 3000));
+  const used = cpu.since();
+  const runs = perSecond * seconds;
+  const perRun = [...used].map(([part, ms]) => [part, ms / runs] as const).sort((a, b) => b[1] - a[1]);
+  const cpuPerRun = perRun.reduce((sum, [, ms]) => sum + ms, 0);
   const raw = await rawNatsLatency(natsUrl, 500);
   const at = `at ${perSecond} runs/s`;
   return [
+    ...perRun.map(([part, ms]): Figure => ({ scenario: 'end-to-end', metric: `CPU per run ${at}: ${part}`, value: round(ms, 2), unit: 'ms' })),
+    {
+      scenario: 'end-to-end',
+      metric: `CPU per run ${at}, everything on the box (create, stream to first event, the run's whole life)`,
+      value: round(cpuPerRun, 2),
+      unit: 'ms',
+      baseline: { what: `runs/s that ${availableParallelism()} cores carry at that cost`, value: Math.round((availableParallelism() * 1000) / cpuPerRun) },
+    },
     { scenario: 'end-to-end', metric: `create-to-first-event p50 ${at}`, value: round(percentile(total, 50)), unit: 'ms', baseline: { what: 'raw NATS publish-to-subscriber p50', value: round(percentile(raw, 50), 3) }, target: '< 5 ms' },
     { scenario: 'end-to-end', metric: `create-to-first-event p99 ${at}`, value: round(percentile(total, 99)), unit: 'ms', baseline: { what: 'raw NATS publish-to-subscriber p99', value: round(percentile(raw, 99), 3) }, target: '< 25 ms' },
     { scenario: 'end-to-end', metric: `of which the create's answer, p50 ${at}`, value: round(percentile(answers, 50)), unit: 'ms' },

@@ -21,14 +21,10 @@ describe('catchUp: what a follower reads itself before the live feed', () => {
       answer = catchUp(afterSeq, joinedAt, undefined, last, links[links.length - 1] ?? null);
       expect(answer.kind).not.toBe('ask');
     }
-    switch (answer.kind) {
-      case 'none':
-        return [];
-      case 'one':
-        return [answer.event.seq];
-      default:
-        return 'consumer';
+    if (answer.kind === 'none') {
+      return [];
     }
+    return answer.kind === 'one' ? [answer.event.seq] : 'consumer';
   }
 
   it('never misses an event and never claims one the run lacks (property)', () => {
