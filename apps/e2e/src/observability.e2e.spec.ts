@@ -165,10 +165,6 @@ describe('observability: metrics, logs, traces and health of the running stack',
     const traceId = apiLine['traceId'] as string;
     expect(traceId).toMatch(TRACE_ID);
 
-    const workerLine = await eventually(() =>
-      Promise.resolve(logLines().find((l) => l.service === 'run-worker' && l.msg === 'command handled' && l['runId'] === runId)),
-    );
-    expect(workerLine).toMatchObject({ requestId, traceId, workspaceId: 'ws-obs' });
     // The relay logs an event once written; its output reaches us a moment after the client has it.
     const relayLines = await eventually(() => {
       const lines = logLines().filter((l) => l.service === 'stream-relay' && l.msg === 'event sent' && l['runId'] === runId);
@@ -196,15 +192,30 @@ describe('observability: metrics, logs, traces and health of the running stack',
     expect(names).toEqual(
       expect.arrayContaining([
         'api: POST /api/v1/runs',
-        'api: publish run.command.create',
-        'run-worker: handle commands',
-        'run-worker: publish run.event',
+        // The api appends the run's first event itself; the worker projects it in the same trace.
+        'api: publish run.event',
         'run-worker: handle projection',
         'stream-relay: deliver run.event',
       ]),
     );
     // One root: the api's request.
     expect(spans.filter((s) => !s.parentSpanId).map((s) => s.name)).toEqual(['POST /api/v1/runs']);
+
+    // A cancel is a command the worker decides: its log line there carries the cancel request's ids.
+    const long = await f.client.call('POST /runs', '/runs', {
+      token,
+      headers: { 'idempotency-key': randomUUID() },
+      body: { workload: { image: 'busybox', env: { SIM_DURATION_MS: '600000' } }, provider: 'auto', region: 'auto' },
+    });
+    const longId = (long.body as { id: string }).id;
+    const cancelRequestId = `trail-cancel-${randomUUID()}`;
+    const canceled = await f.client.call('POST /runs/{runId}:cancel', `/runs/${longId}:cancel`, { token, headers: { 'x-request-id': cancelRequestId } });
+    expect(canceled.status).toBe(202);
+    const workerLine = await eventually(() =>
+      Promise.resolve(logLines().find((l) => l.service === 'run-worker' && l.msg === 'command handled' && l['runId'] === longId)),
+    );
+    expect(workerLine).toMatchObject({ requestId: cancelRequestId, workspaceId: 'ws-obs' });
+    expect(workerLine['traceId']).toMatch(TRACE_ID);
   });
 
   it('readiness turns false while Postgres is unreachable and true when it returns; liveness stays true', async () => {
