@@ -239,6 +239,10 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
       await projection.project(runId, seqs[i]!, e);
     }
     await db.destroy();
+    // A relay that did not see the run's events (another replica, or one started since): this one
+    // forgets what its firehose remembers. (One that saw them serves them from memory: they were the
+    // run's events, and memory holds only a run's latest few.)
+    await deps.module.feed.close();
     // Retention removed all but the last two events of the run.
     const jsm = await jetstreamManager(nc);
     await jsm.streams.purge(new StreamNames(env.namespace).eventsStream, {

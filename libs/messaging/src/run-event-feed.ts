@@ -23,8 +23,8 @@ export interface Subscription extends AsyncIterable<FeedEvent> {
 
 /** How many live events a follower may have waiting before it is ended (its client resumes). */
 const MAX_QUEUED_PER_FOLLOWER = 10_000;
-/** How many runs' last events the firehose remembers (each a stored message: about 1 KiB). */
-const REMEMBERED_RUNS = 10_000;
+/** What the firehose remembers of recent runs: their latest events (each a stored message, about 1 KiB). */
+const REMEMBERED = { perRun: 32, total: 20_000 };
 
 /**
  * Reads a run's events for the stream-relay. Every follower on one relay is fed by one live ordered
@@ -106,13 +106,13 @@ export class RunEventFeed {
     const subject = this.names.runEvents(workspaceId, runId);
     const queue = new FollowerQueue<FeedEvent>(this.maxQueuedPerFollower);
     // Attached in one synchronous step: every event after `joinedAt` reaches the queue.
-    const { joinedAt, known } = firehose.attach(subject, queue);
+    const { joinedAt, recent } = firehose.attach(subject, queue);
     let plan: CatchUp<FeedEvent>;
     let history: ConsumerMessages | null = null;
     try {
-      plan = catchUp(afterSeq, joinedAt, known, last);
+      plan = catchUp(afterSeq, joinedAt, recent, last);
       if (plan.kind === 'ask') {
-        plan = catchUp(afterSeq, joinedAt, undefined, last, await this.last(workspaceId, runId));
+        plan = catchUp(afterSeq, joinedAt, [], last, await this.last(workspaceId, runId));
       }
       history = plan.kind === 'consumer' ? await this.eventsAfter(subject, afterSeq) : null;
     } catch (error) {
@@ -134,9 +134,12 @@ export class RunEventFeed {
       },
       async *[Symbol.asyncIterator]() {
         let delivered = afterSeq;
-        if (plan.kind === 'one' && !closed) {
-          delivered = plan.event.seq;
-          yield plan.event;
+        for (const event of plan.kind === 'events' ? plan.events : []) {
+          if (closed) {
+            break;
+          }
+          delivered = event.seq;
+          yield event;
         }
         if (history) {
           // The events it lacks up to where it joined the firehose; any later one comes from it.
@@ -205,7 +208,7 @@ export class RunEventFeed {
       if (this.openFirehose === firehose) {
         this.openFirehose = null;
       }
-    }, REMEMBERED_RUNS);
+    }, REMEMBERED);
     this.openFirehose = firehose;
     return firehose;
   }

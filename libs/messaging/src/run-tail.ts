@@ -52,22 +52,43 @@ export class FollowerQueue<T> {
   }
 }
 
-/** The last event of each recently active subject, as the feed saw it: oldest forgotten first. */
+/**
+ * The latest events of each recently active subject, as the feed saw them (a contiguous stretch of the
+ * subject's events, since the feed saw all of them): at most `perSubject` each and `total` in all, the
+ * subject least recently written to forgotten first.
+ */
 class RecentBySubject<T> {
-  private readonly entries = new Map<string, T>();
+  private readonly entries = new Map<string, (() => T)[]>();
+  private count = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly perSubject: number,
+    private readonly total: number,
+  ) {}
 
-  get(subject: string): T | undefined {
-    return this.entries.get(subject);
+  get(subject: string): T[] {
+    return (this.entries.get(subject) ?? []).map((value) => value());
   }
 
-  set(subject: string, value: T): void {
+  last(subject: string): T | undefined {
+    const events = this.entries.get(subject);
+    return events?.[events.length - 1]?.();
+  }
+
+  push(subject: string, value: () => T): void {
+    const events = this.entries.get(subject) ?? [];
     this.entries.delete(subject);
-    this.entries.set(subject, value);
-    if (this.entries.size > this.limit) {
-      const oldest = this.entries.keys().next().value as string;
+    this.entries.set(subject, events);
+    events.push(value);
+    this.count++;
+    if (events.length > this.perSubject) {
+      events.shift();
+      this.count--;
+    }
+    while (this.count > this.total) {
+      const [oldest, dropped] = this.entries.entries().next().value as [string, (() => T)[]];
       this.entries.delete(oldest);
+      this.count -= dropped.length;
     }
   }
 }
@@ -80,13 +101,13 @@ class RecentBySubject<T> {
  * last message handled (the stream's last sequence when it opened): a follower that attaches gets
  * every later event of its run.
  *
- * It also remembers the last event of each recently active run (bounded): for a run it has seen an
- * event of, that is exactly the run's last event up to `position`, so a follower of a run created
- * after the relay started usually needs no read at all to catch up.
+ * It also remembers the latest events of each recently active run (bounded): for a run it has seen
+ * events of, those are exactly the run's latest events up to `position`, so a follower of a run
+ * created after the relay started usually needs no read at all to catch up.
  */
 export class EventFirehose<T extends { readonly seq: number }> {
   private readonly followers = new Map<string, Set<FollowerQueue<T>>>();
-  private readonly recent: RecentBySubject<() => T>;
+  private readonly recent: RecentBySubject<T>;
   private closed = false;
 
   constructor(
@@ -94,9 +115,9 @@ export class EventFirehose<T extends { readonly seq: number }> {
     private position: number,
     private readonly decode: (message: JsMsg) => T,
     private readonly onClosed: () => void,
-    rememberedRuns: number,
+    remember: { readonly perRun: number; readonly total: number },
   ) {
-    this.recent = new RecentBySubject(rememberedRuns);
+    this.recent = new RecentBySubject(remember.perRun, remember.total);
     void this.pump();
   }
 
@@ -110,10 +131,10 @@ export class EventFirehose<T extends { readonly seq: number }> {
   }
 
   /**
-   * Adds a follower of `subject`; returns where it joins and, if seen, the subject's last event up
-   * to there (synchronously: no event can slip between the two).
+   * Adds a follower of `subject`; returns where it joins and what it remembers of the subject up to
+   * there (synchronously: no event can slip between the two).
    */
-  attach(subject: string, follower: FollowerQueue<T>): { joinedAt: number; known: T | undefined } {
+  attach(subject: string, follower: FollowerQueue<T>): { joinedAt: number; recent: T[] } {
     let set = this.followers.get(subject);
     if (!set) {
       set = new Set();
@@ -123,12 +144,12 @@ export class EventFirehose<T extends { readonly seq: number }> {
     if (this.closed) {
       follower.end();
     }
-    return { joinedAt: this.position, known: this.recent.get(subject)?.() };
+    return { joinedAt: this.position, recent: this.recent.get(subject) };
   }
 
   /** The subject's last event up to `position`, if this feed has seen one (and still remembers it). */
   known(subject: string): T | undefined {
-    return this.recent.get(subject)?.();
+    return this.recent.last(subject);
   }
 
   detach(subject: string, follower: FollowerQueue<T>): void {
@@ -158,7 +179,7 @@ export class EventFirehose<T extends { readonly seq: number }> {
         let decoded: T | undefined;
         const value = (): T => (decoded ??= this.decode(message));
         this.position = message.seq;
-        this.recent.set(message.subject, value);
+        this.recent.push(message.subject, value);
         const set = this.followers.get(message.subject);
         if (set) {
           const event = { seq: message.seq, value: value() };
