@@ -14,3 +14,4 @@ export * from './redis-connection';
 export * from './stream-leases';
 export * from './rate-limiter';
 export * from './traced-publish';
+export * from './lua-script';

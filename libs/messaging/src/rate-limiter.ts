@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis';
+import { LuaScript } from './lua-script';
 
 /**
  * GCRA (the generic cell rate algorithm) over several keys at once, in one Lua step: a request is
  * allowed only if every policy allows it, and then counts against all of them; a refused request
  * counts against none. Time comes from Redis itself, so every replica shares one clock.
  */
-const GCRA = `
+const GCRA = new LuaScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local n = #KEYS
@@ -47,7 +48,7 @@ for i = 1, n do
   table.insert(result, math.ceil((tat - now) / 1000))
 end
 return result
-`;
+`);
 
 export interface RatePolicy {
   /** Shown in the RateLimit headers, e.g. `workspace` or `token`. */
@@ -77,11 +78,10 @@ export class RateLimiter {
   async check(policies: readonly RatePolicy[]): Promise<RateDecision | null> {
     let raw: unknown;
     try {
-      raw = await this.redis.eval(
-        GCRA,
-        policies.length,
-        ...policies.map((p) => `${this.prefix}:rate:${p.key}`),
-        ...policies.flatMap((p) => [p.limit, p.windowSeconds * 1000]),
+      raw = await GCRA.run(
+        this.redis,
+        policies.map((p) => `${this.prefix}:rate:${p.key}`),
+        policies.flatMap((p) => [p.limit, p.windowSeconds * 1000]),
       );
     } catch {
       this.failOpenCount++;

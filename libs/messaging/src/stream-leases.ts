@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { LuaScript } from './lua-script';
 
 /**
  * Open event streams per workspace, counted across every relay replica: each stream holds a lease
  * (a member of a sorted set scored by its expiry) that it renews while open. A replica that dies
  * leaves leases that simply expire. Taking a lease is one atomic Lua step.
  */
-const ACQUIRE = `
+const ACQUIRE = new LuaScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
   return 0
@@ -14,7 +15,7 @@ end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
-`;
+`);
 
 export type LeaseResult = { readonly granted: true; readonly lease: StreamLease } | { readonly granted: false };
 
@@ -42,7 +43,7 @@ export class StreamLeases {
     const now = Date.now();
     let granted: unknown;
     try {
-      granted = await this.redis.eval(ACQUIRE, 1, key, now, now + this.leaseMs, limit, id, this.leaseMs * 2);
+      granted = await ACQUIRE.run(this.redis, [key], [now, now + this.leaseMs, limit, id, this.leaseMs * 2]);
     } catch {
       this.failures++;
       return { granted: true, lease: { renew: () => Promise.resolve(), release: () => Promise.resolve() } };

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { IdempotencyClaim } from '@wrs/messaging';
+import { LuaScript, type IdempotencyClaim } from '@wrs/messaging';
 
 export type LockResult = 'acquired' | 'held-by-another' | 'cache-unavailable';
 
@@ -7,11 +7,11 @@ export type LockResult = 'acquired' | 'held-by-another' | 'cache-unavailable';
 export type BeginResult = { readonly finished: IdempotencyClaim } | { readonly lock: LockResult };
 
 /** The finished claim if there is one, else the lock if free: one round trip for both questions. */
-const BEGIN_SCRIPT = `
+const BEGIN_SCRIPT = new LuaScript(`
 local done = redis.call('GET', KEYS[1])
 if done then return {'finished', done} end
 if redis.call('SET', KEYS[2], '1', 'PX', ARGV[1], 'NX') then return {'acquired'} end
-return {'held'}`;
+return {'held'}`);
 
 /**
  * The fast path of idempotency, in Redis: a short lock that tells a concurrent duplicate "still in
@@ -34,7 +34,7 @@ export class IdempotencyCache {
   async begin(workspaceId: string, keyHash: string): Promise<BeginResult> {
     const reply = await this.attempt(
       () =>
-        this.redis.eval(BEGIN_SCRIPT, 2, this.key('done', workspaceId, keyHash), this.key('lock', workspaceId, keyHash), this.lockMs) as Promise<
+        BEGIN_SCRIPT.run(this.redis, [this.key('done', workspaceId, keyHash), this.key('lock', workspaceId, keyHash)], [this.lockMs]) as Promise<
           [string, string?]
         >,
       undefined,
