@@ -4,7 +4,7 @@ import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { decodeRunEvent, previousOf, type RunEventEnvelope } from './run-event-codec';
 import { consumeOrdered } from './ordered-read';
 import { catchUp, type CatchUp } from './catch-up';
-import { EventFirehose, FollowerQueue } from './run-tail';
+import { EventFirehose, FollowerQueue } from './event-firehose';
 
 export interface FeedEvent {
   readonly seq: number;
@@ -36,6 +36,8 @@ const REMEMBERED = { perRun: 32, total: 20_000 };
 export class RunEventFeed {
   private readonly open = new Set<Subscription>();
   private firehose: Promise<EventFirehose<FeedEvent>> | undefined;
+  /** The firehose once open, for the synchronous `followedRuns`. */
+  private openFirehose: EventFirehose<FeedEvent> | null = null;
 
   /**
    * With the connection, every open subscription ends when it reconnects: an ordered consumer that
@@ -68,8 +70,6 @@ export class RunEventFeed {
   get followedRuns(): number {
     return this.openFirehose === null ? 0 : this.openFirehose.followedRuns;
   }
-
-  private openFirehose: EventFirehose<FeedEvent> | null = null;
 
   async last(workspaceId: string, runId: string): Promise<FeedEvent | null> {
     const message = await this.jsm.streams.getMessage(this.names.eventsStream, {
