@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Query, Req, Res, type BeforeApplicationShutdown } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
 import { isTerminalEventType, isUuid, toRunResource, type RunView } from '@wrs/domain';
-import { RunEventFeed, StreamLeases, type FeedEvent, type StreamLease, type Subscription } from '@wrs/messaging';
+import { knownSuffices, RunEventFeed, StreamLeases, type FeedEvent, type StreamLease, type Subscription } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { rateLimitRejections, sseEventsSent, sseOpenStreams } from '@wrs/observability';
@@ -48,8 +48,10 @@ export class RunEventsController implements BeforeApplicationShutdown {
       throw new ProblemError('run_not_found');
     }
     // The subject carries the caller's workspace, so another workspace's run is simply not found.
-    // A run active since the relay started is known to its firehose: no request to JetStream.
-    const last = (await this.feed.known(workspaceId, runId)) ?? (await this.feed.last(workspaceId, runId));
+    // A run active since the relay started is known to its firehose: no request to JetStream (unless
+    // the client has seen further than the firehose has).
+    const known = await this.feed.known(workspaceId, runId);
+    const last = knownSuffices(known, after) ? known : await this.feed.last(workspaceId, runId);
     if (!last && !(await this.feed.accepted(workspaceId, runId)) && !(await this.queries.find(workspaceId, runId))) {
       throw new ProblemError('run_not_found');
     }

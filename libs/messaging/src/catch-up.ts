@@ -65,3 +65,14 @@ export function catchUp<T extends ChainLink>(
   }
   return { kind: 'ask' };
 }
+
+/**
+ * Whether the live feed's last event of a run (`known`) can stand for the run's last event when a
+ * client resumes after `afterSeq`. Not when the client has seen further than the feed (another relay
+ * served it; this one is behind by a moment): the feed's event could say "not finished" about a run
+ * whose terminal event the client already has, and the stream would wait for nothing instead of
+ * answering 204. Then the run's last event is read from JetStream.
+ */
+export function knownSuffices<T extends ChainLink>(known: T | undefined, afterSeq: number): known is T {
+  return known !== undefined && known.seq >= afterSeq;
+}

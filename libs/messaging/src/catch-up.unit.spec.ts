@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { catchUp, type ChainLink } from './catch-up';
+import { catchUp, knownSuffices, type ChainLink } from './catch-up';
 
 /**
  * Checked against a model: a run's events (sequences, increasing), a follower resuming after
@@ -65,5 +65,16 @@ describe('catchUp: what a follower reads itself before the live feed', () => {
   it('asks for the run\'s last event when the feed never saw the run and the read one is behind the join', () => {
     expect(catchUp(0, 45, [], { seq: 10, previous: 0 })).toEqual({ kind: 'ask' });
     expect(catchUp(0, 45, [], null)).toEqual({ kind: 'ask' });
+  });
+});
+
+describe('knownSuffices: when the live feed\'s last event of a run stands for the run\'s last', () => {
+  it('only when the feed has seen at least as far as the client resuming', () => {
+    const known = { seq: 40, previous: 30 };
+    expect(knownSuffices(known, 0)).toBe(true);
+    expect(knownSuffices(known, 40)).toBe(true);
+    // The client has an event this relay has not seen yet (its terminal one, say): read the stream.
+    expect(knownSuffices(known, 41)).toBe(false);
+    expect(knownSuffices(undefined, 0)).toBe(false);
   });
 });

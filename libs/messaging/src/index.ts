@@ -15,3 +15,4 @@ export * from './stream-leases';
 export * from './rate-limiter';
 export * from './traced-publish';
 export * from './lua-script';
+export * from './catch-up';
