@@ -123,6 +123,12 @@ async function main(): Promise<void> {
       figures.push(...(await readThroughput(stack.baseUrl, token, id, env.databaseUrl, namespace, seconds, 'through the gateway')).filter((f) => f.metric.startsWith('GET')));
     }
     const relayUrl = `http://127.0.0.1:${stack.portOf('stream-relay')}/api/v1`;
+    if (process.env['BENCH_HOLD']) {
+      // For profiling by hand: the stack stays up (with the bench's limits) until Ctrl-C.
+      const pids = Object.fromEntries([...stack.processes].map(([name, child]) => [name, child.pid]));
+      console.log(JSON.stringify({ apiUrl, relayUrl, token, pids }));
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    }
     if (only.has('e2e')) {
       const pids = new Map([...stack.processes].flatMap(([name, child]) => (child.pid ? [[name, child.pid] as const] : [])));
       for (const rate of (process.env['BENCH_E2E_RATE'] ?? '200,100').split(',').map(Number)) {
