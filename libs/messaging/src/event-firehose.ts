@@ -58,7 +58,7 @@ export class FollowerQueue<T> {
  * subject least recently written to forgotten first.
  */
 class RecentBySubject<T> {
-  private readonly entries = new Map<string, (() => T)[]>();
+  private readonly entries = new Map<string, T[]>();
   private count = 0;
 
   constructor(
@@ -67,15 +67,15 @@ class RecentBySubject<T> {
   ) {}
 
   get(subject: string): T[] {
-    return (this.entries.get(subject) ?? []).map((value) => value());
+    return [...(this.entries.get(subject) ?? [])];
   }
 
   last(subject: string): T | undefined {
     const events = this.entries.get(subject);
-    return events?.[events.length - 1]?.();
+    return events?.[events.length - 1];
   }
 
-  push(subject: string, value: () => T): void {
+  push(subject: string, value: T): void {
     const events = this.entries.get(subject) ?? [];
     this.entries.delete(subject);
     this.entries.set(subject, events);
@@ -86,7 +86,7 @@ class RecentBySubject<T> {
       this.count--;
     }
     while (this.count > this.total) {
-      const [oldest, dropped] = this.entries.entries().next().value as [string, (() => T)[]];
+      const [oldest, dropped] = this.entries.entries().next().value as [string, T[]];
       this.entries.delete(oldest);
       this.count -= dropped.length;
     }
@@ -175,14 +175,15 @@ export class EventFirehose<T extends { readonly seq: number }> {
   private async pump(): Promise<void> {
     try {
       for await (const message of this.messages) {
-        // Decoded once, and only when a follower wants it.
-        let decoded: T | undefined;
-        const value = (): T => (decoded ??= this.decode(message));
+        // Decoded at once (the envelope parsed, the JSON and headers copied into strings): a message's
+        // bytes are a view of the socket's read buffer, and remembering the message would keep that
+        // whole buffer alive.
+        const value = this.decode(message);
         this.position = message.seq;
         this.recent.push(message.subject, value);
         const set = this.followers.get(message.subject);
         if (set) {
-          const event = { seq: message.seq, value: value() };
+          const event = { seq: message.seq, value };
           set.forEach((f) => f.push(event));
         }
       }

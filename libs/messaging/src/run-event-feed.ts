@@ -23,7 +23,7 @@ export interface Subscription extends AsyncIterable<FeedEvent> {
 
 /** How many live events a follower may have waiting before it is ended (its client resumes). */
 const MAX_QUEUED_PER_FOLLOWER = 10_000;
-/** What the firehose remembers of recent runs: their latest events (each a stored message, about 1 KiB). */
+/** What the firehose remembers of recent runs: their latest events, decoded (about 1-2 KiB each: 40 MiB at most). */
 const REMEMBERED = { perRun: 32, total: 20_000 };
 
 /**
