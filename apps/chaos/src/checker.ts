@@ -3,7 +3,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { fold, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
-import { decodeRunEvent, parseRunEventsSubject, PREVIOUS_EVENT_HEADER, StreamNames } from '@wrs/messaging';
+import { consumeOrdered, decodeRunEvent, parseRunEventsSubject, PREVIOUS_EVENT_HEADER, StreamNames } from '@wrs/messaging';
 import { differences } from './differences';
 import type { FollowerRecord, LogicalCreate } from './workload';
 
@@ -44,8 +44,8 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
     const info = await jsm.streams.info(names.eventsStream);
     const last = info.state.last_seq;
     if (info.state.messages > 0) {
-      const consumer = await js.consumers.get(names.eventsStream);
-      const messages = await consumer.consume();
+      // Deleted after the read: the settle loop reads every 500 ms.
+      const messages = await consumeOrdered(js, jsm, names.eventsStream, {});
       for await (const m of messages) {
         const ids = parseRunEventsSubject(m.subject);
         if (ids) {

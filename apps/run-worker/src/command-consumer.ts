@@ -1,6 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { RunNotFoundError, type RunCommand } from '@wrs/domain';
-import type { Disposition, RunCommandMessage } from '@wrs/messaging';
+import { createRunOf, type Disposition, type RunCommandMessage } from '@wrs/messaging';
 import type { RunCommandHandler } from './run-command-handler';
 
 /** A cancel can overtake its run's create when the create is being retried: wait for it this long. */
@@ -34,16 +34,7 @@ export class CommandConsumer {
 function toDomain(command: RunCommandMessage): RunCommand {
   switch (command.type) {
     case 'CreateRun':
-      return {
-        type: 'CreateRun',
-        runId: command.runId,
-        workspaceId: command.workspaceId,
-        workload: command.workload,
-        provider: command.provider,
-        region: command.region,
-        idempotencyKey: command.idempotencyKey,
-        now: command.now,
-      };
+      return createRunOf(command);
     case 'CancelRun':
       return { type: 'CancelRun', requestedBy: command.requestedBy, now: command.now };
   }

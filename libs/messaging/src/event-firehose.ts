@@ -1,13 +1,13 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 
-/** What a tail hands its followers: the message, already read once for all of them. */
+/** What the firehose hands a follower: an event, read and decoded once for all of them. */
 export interface TailEvent<T> {
   readonly seq: number;
   readonly value: T;
 }
 
 /**
- * A follower's queue of the live events a tail pushes to it, bounded: a follower that falls this far
+ * A follower's queue of the live events the firehose pushes to it, bounded: a follower that falls this far
  * behind (a client that does not read) is ended, and its client resumes with Last-Event-ID, rather
  * than the relay buffering without limit for it.
  */

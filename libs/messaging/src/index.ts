@@ -16,3 +16,4 @@ export * from './rate-limiter';
 export * from './traced-publish';
 export * from './lua-script';
 export * from './catch-up';
+export * from './ordered-read';

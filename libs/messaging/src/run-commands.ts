@@ -1,4 +1,4 @@
-import type { Workload } from '@wrs/domain';
+import type { RunCommand, Workload } from '@wrs/domain';
 
 /** Commands the API appends to JetStream; the run-worker decides events from them. */
 export interface CreateRunCommandMessage {
@@ -23,6 +23,12 @@ export interface CancelRunCommandMessage {
 }
 
 export type RunCommandMessage = CreateRunCommandMessage | CancelRunCommandMessage;
+
+/** The domain's create command for an accepted create (the api decides it, or a worker for an older api). */
+export function createRunOf(command: CreateRunCommandMessage): Extract<RunCommand, { type: 'CreateRun' }> {
+  const { runId, workspaceId, workload, provider, region, idempotencyKey, now } = command;
+  return { type: 'CreateRun', runId, workspaceId, workload, provider, region, idempotencyKey, now };
+}
 
 /** What a claimed Idempotency-Key remembers: enough to answer a retry without Redis or Postgres. */
 export interface IdempotencyClaim {

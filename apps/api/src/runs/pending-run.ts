@@ -1,11 +1,5 @@
-import { decide, evolve, toRunView, type RunCommand, type RunView } from '@wrs/domain';
-import type { CreateRunCommandMessage } from '@wrs/messaging';
-
-/** The domain's create command for an accepted create. */
-export function createRunOf(command: CreateRunCommandMessage): Extract<RunCommand, { type: 'CreateRun' }> {
-  const { runId, workspaceId, workload, provider, region, idempotencyKey, now } = command;
-  return { type: 'CreateRun', runId, workspaceId, workload, provider, region, idempotencyKey, now };
-}
+import { decide, evolve, toRunView, type RunView } from '@wrs/domain';
+import { createRunOf, type CreateRunCommandMessage } from '@wrs/messaging';
 
 /**
  * The run as its create answer shows it: the state its first event gives, at version 0. A function

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { Failpoint } from '@wrs/config';
 import { checkRequestedPlacement, decide, isUuid, type ProviderOffer, type RunView } from '@wrs/domain';
-import { RunCommandBus, RunEventStore, VersionConflictError, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
+import { createRunOf, RunCommandBus, RunEventStore, VersionConflictError, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { rateLimitRejections } from '@wrs/observability';
@@ -10,7 +10,7 @@ import { ProblemError } from '@wrs/problem';
 import type { CreateRunDto } from './create-run.dto';
 import { IdempotencyCache } from './idempotency-cache';
 import { canonicalize, fingerprintOf, sha256Hex } from './idempotency-key';
-import { createRunOf, pendingRun } from './pending-run';
+import { pendingRun } from './pending-run';
 import { UnprojectedRuns } from './unprojected-runs';
 
 export const PROVIDER_OFFERS = Symbol('PROVIDER_OFFERS');
