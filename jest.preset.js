@@ -23,6 +23,8 @@ module.exports = (tier, extra = {}) => ({
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   moduleNameMapper,
+  // The summary line of the tier says how many tests were skipped and why; in CI a skip fails the run.
+  reporters: ['default', ['<rootDir>/scripts/jest/skip-reporter.cjs', { tier }]],
   // dist/ holds built copies (and, after `npm run client:package`, a second package.json named like the client's).
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   ...extra,

@@ -23,3 +23,5 @@ execFileSync(
 cpSync(join(root, 'libs/contracts/openapi.yaml'), join(root, 'dist/libs/contracts/openapi.yaml'));
 const { build } = await import('vite');
 await build({ configFile: join(root, 'apps', 'console', 'vite.config.mjs') });
+// Last: the time this build is current from (scripts/build-if-stale.mjs compares sources with it).
+writeFileSync(join(root, 'dist', '.build-stamp'), `${new Date().toISOString()}\n`);

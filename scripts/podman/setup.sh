@@ -4,7 +4,7 @@
 # (NATS 2.9, PostgreSQL 15, Redis 7) locally from Debian packages. Idempotent, non-interactive;
 # runs as root. Afterwards: `. scripts/podman/env.sh`.
 #
-# Knobs (env): WRS_DEBIAN_MIRROR (default http://deb.debian.org/debian),
+# Knobs (env): WRS_DEBIAN_MIRROR (default: the first Debian URI in apt's own sources),
 #   WRS_IMAGE_CACHE (default /var/cache/wrs-test-images), WRS_REBUILD_IMAGES=1 forces image rebuild,
 #   WRS_PODMAN_LOG (default /var/log/wrs-podman-service.log), WRS_STALE_MINUTES (default 120),
 #   WRS_HEALTHCHECK_PUMP=0 to not start healthcheck-pump.sh.
@@ -19,7 +19,14 @@ IMAGES_SRC="$REPO_ROOT/docker/test-images"
 SOCK="$WRS_PODMAN_SOCK"
 CONF="$CONTAINERS_CONF"
 RUNC=/usr/sbin/runc
-MIRROR="${WRS_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# The mirror comes from this machine's apt configuration, never from a host written here.
+apt_mirror() {
+  grep -hE '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null \
+    | grep -v -- '-security' | sed -E 's/^URIs:[[:space:]]*//; s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?//' \
+    | awk '{print $1; exit}' || true
+}
+MIRROR="${WRS_DEBIAN_MIRROR:-$(apt_mirror)}"
+[ -n "$MIRROR" ] || { echo "setup.sh: no Debian mirror in apt's sources; set WRS_DEBIAN_MIRROR" >&2; exit 1; }
 SUITE=bookworm
 CACHE="${WRS_IMAGE_CACHE:-/var/cache/wrs-test-images}"
 SERVICE_LOG="${WRS_PODMAN_LOG:-/var/log/wrs-podman-service.log}"

@@ -21,7 +21,7 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
   const publicKeks = config.CREDENTIALS_KEK_PUBLIC_KEYS
     ? readPublicKeks('CREDENTIALS_KEK_PUBLIC_KEYS', config.CREDENTIALS_KEK_PUBLIC_KEYS)
     : [];
-  const { nc, js, jsm, names, db, redis, auth, close } = await connectHttpService(config, 'api', 10);
+  const { nc, js, jsm, names, db, redis, auth, revocations, close } = await connectHttpService(config, 'api', 10);
   const workspaces = new Workspaces(db);
   return {
     module: {
@@ -32,9 +32,11 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
       limits: new EffectiveLimits(workspaces, defaultWorkspaceLimits(config)),
       serviceLimits: serviceLimits(config),
       rateLimiter: new RateLimiter(redis, config.NAMESPACE),
+      authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
       credentials: new ProviderCredentials(db),
       authenticator: auth.authenticator,
       sessions: auth.sessions,
+      sessionEnds: revocations,
       fingerprints: auth.fingerprints,
       sessionTtlSeconds: config.SESSION_TTL_SECONDS,
       publicKeks,

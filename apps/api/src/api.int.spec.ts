@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import { migrate } from '@wrs/persistence';
 import {
+  apiFetch,
   ContractClient,
   expressRoutes,
   isolatedEnvironment,
@@ -50,7 +51,7 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
 
   describe('HTTP edge cases are problems with their own codes', () => {
     it('405 with Allow for a known path and an unknown method', async () => {
-      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/runs/${randomUUID()}`, {
+      const res = await apiFetch(`${await app.getUrl()}/${API_PREFIX}/runs/${randomUUID()}`, {
         method: 'DELETE',
         headers: { authorization: `Bearer ${token}` },
       });
@@ -60,7 +61,7 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     });
 
     it('405 for PUT on the collection that only takes GET and POST', async () => {
-      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/runs`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+      const res = await apiFetch(`${await app.getUrl()}/${API_PREFIX}/runs`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
     });
@@ -72,14 +73,14 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     });
 
     it('431 problem for oversized headers instead of Node\'s bare text', async () => {
-      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/version`, { headers: { 'x-big': 'x'.repeat(20_000) } });
+      const res = await client.call('GET /version', '/version', { headers: { 'x-big': 'x'.repeat(20_000) } });
       expect(res.status).toBe(431);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
-      expect(await res.json()).toMatchObject({ code: 'request_header_fields_too_large' });
+      expect(res.body).toMatchObject({ code: 'request_header_fields_too_large' });
     });
 
     it('431 problem for an oversized URL', async () => {
-      const res = await fetch(`${await app.getUrl()}/${API_PREFIX}/runs/${'x'.repeat(20_000)}`);
+      const res = await client.call('GET /runs/{runId}', `/runs/${'x'.repeat(20_000)}`);
       expect(res.status).toBe(431);
     });
   });

@@ -1,10 +1,10 @@
 import { Failpoint } from '@wrs/config';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AUTHENTICATOR, AuthGuard, CredentialFingerprintIndex, SessionStore, type Authenticator } from '@wrs/auth';
+import { AUTH_FAILURE_HOOK, AUTHENTICATOR, AuthGuard, CredentialFingerprintIndex, SessionStore, type Authenticator } from '@wrs/auth';
 import type { PublicKek } from '@wrs/credentials';
 import type { ProviderOffer } from '@wrs/domain';
-import { EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
+import { authFailureThrottle, EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
 import { RateLimiter, RunCommandBus, RunEventStore } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controller';
@@ -15,7 +15,7 @@ import { RunListService } from './runs/run-list.service';
 import { RunsController } from './runs/runs.controller';
 import { UnprojectedRuns } from './runs/unprojected-runs';
 import { PROVIDER_OFFERS, RunsService } from './runs/runs.service';
-import { SESSION_TTL, SessionsController } from './sessions/sessions.controller';
+import { SESSION_ENDS, SESSION_TTL, SessionsController, type SessionEnds } from './sessions/sessions.controller';
 import { SERVICE_LIMITS, WorkspacesController } from './workspaces/workspaces.controller';
 
 export interface ApiModuleOptions {
@@ -26,9 +26,13 @@ export interface ApiModuleOptions {
   readonly limits: EffectiveLimits;
   readonly serviceLimits: Record<string, number>;
   readonly rateLimiter: RateLimiter;
+  /** Requests with a failing credential per client address and minute (AUTH_FAILURES_PER_MINUTE). */
+  readonly authFailuresPerMinute?: number;
   readonly credentials: ProviderCredentials;
   readonly authenticator: Authenticator;
   readonly sessions: SessionStore;
+  /** Logout, told to every replica (the revocation stream), so the session's open streams end. */
+  readonly sessionEnds: SessionEnds;
   readonly fingerprints: CredentialFingerprintIndex;
   readonly sessionTtlSeconds: number;
   readonly publicKeks: readonly PublicKek[];
@@ -55,6 +59,7 @@ export class ApiModule {
         { provide: SessionStore, useValue: options.sessions },
         { provide: CredentialFingerprintIndex, useValue: options.fingerprints },
         { provide: SESSION_TTL, useValue: options.sessionTtlSeconds },
+        { provide: SESSION_ENDS, useValue: options.sessionEnds },
         { provide: CREDENTIALS_OPTIONS, useValue: { publicKeks: options.publicKeks, offers: options.offers } },
         { provide: PROVIDER_OFFERS, useValue: options.offers },
         { provide: BUILD_INFO, useValue: options.build },
@@ -65,6 +70,7 @@ export class ApiModule {
         { provide: RateLimiter, useValue: options.rateLimiter },
         { provide: RATE_LIMIT_FAILURES, useValue: rateLimitFailOpenWarning('api') },
         // Guards run in this order: who is calling, then how fast.
+        { provide: AUTH_FAILURE_HOOK, useValue: authFailureThrottle(options.rateLimiter, options.authFailuresPerMinute ?? 60) },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         RunsService,

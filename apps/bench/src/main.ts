@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ensureDevKeyPair, mintAccessToken, readSigningKey } from '@wrs/auth';
-import { freePort, LocalStack } from '@wrs/devstack';
+import { LocalStack } from '@wrs/devstack';
 import { migrate, openDatabase, Workspaces } from '@wrs/persistence';
 import { StreamNames } from '@wrs/messaging';
 import { latencyChart } from './chart';
@@ -42,7 +42,6 @@ async function main(): Promise<void> {
     redisUrl: env.redisUrl,
     namespace,
     publicKeyFile: keys.publicKeyFile,
-    gatewayPort: await freePort(),
     extraEnv: {
       LOG_LEVEL: 'warn',
       LIMIT_REQUESTS_PER_MINUTE: '100000000',
@@ -56,7 +55,7 @@ async function main(): Promise<void> {
   await stack.start();
   const db = await openDatabase(database);
   await new Workspaces(db).ensure('bench', 'Benchmarks');
-  const token = mintAccessToken(readSigningKey(keys.privateKeyFile), {
+  const token = await mintAccessToken(readSigningKey(keys.privateKeyFile), {
     issuer: 'workload-run-service-dev', audience: 'workload-run-service', workspaceId: 'bench', subject: 'bench', ttlSeconds: 3600,
   });
   const figures: Figure[] = [];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { RunEvent } from '@wrs/domain';
-import { DurableConsumer, encodeRunEvent, ensureStreams, runEventOf, StreamNames } from '@wrs/messaging';
+import { DEFAULT_STREAM_SETTINGS, DurableConsumer, encodeRunEvent, ensureStreams, runEventOf, StreamNames } from '@wrs/messaging';
 import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
 import { Client } from 'pg';
 import { cleanUp } from './clean-up';
@@ -27,7 +27,7 @@ export async function projectionCatchUp(natsUrl: string, databaseUrl: string, to
   const nc = await connect({ servers: natsUrl });
   const jsm = await jetstreamManager(nc, { timeout: 60_000 });
   const js = jetstream(nc);
-  await ensureStreams(jsm, names, { idempotencyRetentionMs: 60_000 });
+  await ensureStreams(jsm, names, { ...DEFAULT_STREAM_SETTINGS, idempotencyRetentionMs: 60_000 });
   try {
     const rows = backlog(Math.ceil(total / EVENTS_PER_RUN));
     await publishAll(rows.map((r) => () => js.publish(names.runEvents('bench', r.runId), encodeRunEvent('bench', r.runId, r.event)).then(() => undefined)));

@@ -64,7 +64,6 @@ async function main(): Promise<void> {
     namespace: NAMESPACE,
     publicKeyFile: keys.publicKeyFile,
     credentialKeys: ensureDevCredentialKeys(mkdtempSync(join(tmpdir(), 'wrs-chaos-kek-'))),
-    gatewayPort: await freePort(),
     replicas: { 'run-worker': 2, 'stream-relay': 2 },
     extraEnv: {
       LOG_LEVEL: 'warn',
@@ -83,7 +82,7 @@ async function main(): Promise<void> {
     const db = await openDatabase({ url: direct.database, schema: SCHEMA });
     await new Workspaces(db).ensure(WORKSPACE, 'Chaos');
     await db.destroy();
-    const token = mintAccessToken(readSigningKey(keys.privateKeyFile), {
+    const token = await mintAccessToken(readSigningKey(keys.privateKeyFile), {
       issuer: 'workload-run-service-dev', audience: 'workload-run-service', workspaceId: WORKSPACE, subject: 'chaos', ttlSeconds: 3600,
     });
     log(`stack up at ${stack.baseUrl}; NATS ${ports.nats}, Postgres ${ports.postgres}, Redis ${ports.redis} behind proxies ${proxies.nats.port}, ${proxies.postgres.port}, ${proxies.redis.port}`);

@@ -1,23 +1,17 @@
-import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM, chromiumMissing, describeNeeding, watchApiAnswers } from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
-
-const CHROMIUM = process.env['WRS_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 
 /**
  * A real browser's native EventSource, authenticated by the session cookie alone (a browser cannot
  * set headers on it), follows a run to its end and sees every event once.
  */
-describe('headless Chromium follows a run with the native EventSource over a browser session', () => {
+describeNeeding(chromiumMissing())('headless Chromium follows a run with the native EventSource over a browser session', () => {
   let f: StackFixture;
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      console.warn(`SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
-      return;
-    }
     f = await startStack(['ws-browser']);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -32,7 +26,7 @@ describe('headless Chromium follows a run with the native EventSource over a bro
 
   it('receives every event exactly once, then the stream stops (204)', async () => {
     if (!browser) {
-      return;
+      throw new Error('Chromium did not start');
     }
     const token = f.token('ws-browser');
     const created = await f.client.call('POST /runs', '/runs', {
@@ -43,9 +37,11 @@ describe('headless Chromium follows a run with the native EventSource over a bro
     const runId = (created.body as { id: string }).id;
     // Our JSON answers carry CSP default-src 'none'; the test page is one of them, so let its script run.
     const context = await browser.newContext({ bypassCSP: true });
+    const apiAnswers = watchApiAnswers(context);
     const page = await context.newPage();
     await page.goto(`${f.stack.baseUrl}/version`);
     // Sign in as the console does: the token once, exchanged for the HttpOnly session cookie.
+    // In the page: its answers, the stream's too, are checked by watchApiAnswers.
     const signedIn = await page.evaluate(async (t) => {
       const res = await fetch('/api/v1/sessions', { method: 'POST', headers: { authorization: `Bearer ${t}` } });
       return res.status;
@@ -72,6 +68,9 @@ describe('headless Chromium follows a run with the native EventSource over a bro
         types: ['run.created', 'run.dispatched', 'run.started', 'run.log', 'run.succeeded', 'run.failed', 'run.canceled'],
       },
     );
+    const answers = await apiAnswers.settled();
+    expect(answers.violations).toEqual([]);
+    expect(answers.checked).toBeGreaterThanOrEqual(4); // the page, the session, the stream and its 204
     await context.close();
     expect(received.map((r) => r.type)).toEqual([
       'run.created', 'run.dispatched', 'run.started', ...Array.from({ length: 10 }, () => 'run.log'), 'run.succeeded',

@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { contractValidator } from '@wrs/testing';
+import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, contractValidator, itNeeding } from '@wrs/testing';
+import { freePort } from '@wrs/devstack';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const CLI = join(__dirname, '..', '..', '..', 'dist', 'libs', 'client', 'src', 'cli', 'main.js');
-const SOCKET = process.env['WRS_TEST_CONTAINER_SOCKET'] ?? '/run/podman/podman.sock';
-const IMAGE = process.env['WRS_TEST_CONTAINER_IMAGE'] ?? 'localhost/wrs-test/base:bookworm';
+const SOCKET = CONTAINER_SOCKET;
+const IMAGE = CONTAINER_IMAGE;
+const engineMissing = containerEngineMissing();
+const containers = engineMissing === undefined;
 
 interface CliRun {
   readonly code: number | null;
@@ -18,8 +20,12 @@ interface CliRun {
 
 /** Runs the built `wrs` as a user would: its own process, its own environment, real sockets. */
 function wrs(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return spawned(process.execPath, [CLI, ...args], env);
+}
+
+function spawned(command: string, args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -28,29 +34,13 @@ function wrs(args: string[], env: Record<string, string>): Promise<CliRun> {
   });
 }
 
-function engineAnswers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request({ socketPath: SOCKET, path: `/v1.41${path}`, timeout: 5000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('error', () => resolve(false));
-    req.end();
-  });
-}
-
 /** `wrs`, the CLI on the typed client, against the compiled stack (simulator, plus real containers on Podman when there). */
 describe('the wrs CLI', () => {
   let f: StackFixture;
   let env: Record<string, string>;
   let token: string;
-  let containers = false;
 
   beforeAll(async () => {
-    containers = (await engineAnswers('/_ping')) && (await engineAnswers(`/images/${encodeURIComponent(IMAGE)}/json`));
-    if (!containers) {
-      console.warn(`SKIPPED (container runs only): no container engine at ${SOCKET} with image ${IMAGE}`);
-    }
     const providers = [
       { provider: 'simulator', regions: ['local-1'], priority: 0 },
       ...(containers ? [{ provider: 'container', regions: ['local'], priority: 1 }] : []),
@@ -70,7 +60,7 @@ describe('the wrs CLI', () => {
     expect(run.stderr).not.toContain(token);
   }
 
-  const withContainers = (name: string, body: () => Promise<void>) => it(name, async () => (containers ? body() : undefined), 90_000);
+  const withContainers = (name: string, body: () => Promise<void>) => itNeeding(engineMissing)(name, body, 90_000);
 
   withContainers('runs create --follow of a real container prints its log lines and exits 0', async () => {
     const run = await wrs(['runs', 'create', '--image', IMAGE, '--provider', 'container', '--region', 'local', '--follow', '--', '/bin/sh', '-c', 'echo hello; sleep 1; echo world'], env);
@@ -115,6 +105,8 @@ describe('the wrs CLI', () => {
     expect(got.stdout).toContain(`run ${id}`);
     const canceled = await wrs(['runs', 'cancel', id], env);
     expect(canceled.code).toBe(0);
+    // The state after the cancel, not the one the 202 carried from before it.
+    expect(canceled.stdout).toMatch(new RegExp(`cancel accepted; run ${id} is (canceling|canceled)\n`));
     const followed = await wrs(['runs', 'events', id, '--follow'], env);
     expect(followed.code).toBe(3);
     expect(followed.stderr).toMatch(/\] canceled\n/);
@@ -137,13 +129,58 @@ describe('the wrs CLI', () => {
     const bad = await wrs(['runs', 'create', '--image', 'Not An Image', '--provider', 'auto', '--region', 'auto'], env);
     expect(bad.code).toBe(4);
     expect(bad.stderr).toContain('400 validation_failed');
-    const down = await wrs(['version'], { ...env, WRS_BASE_URL: 'http://127.0.0.1:9/api/v1' });
+    const closed = await freePort();
+    const down = await wrs(['version'], { ...env, WRS_BASE_URL: `http://127.0.0.1:${closed}/api/v1` });
     expect(down.code).toBe(5);
-    expect(down.stderr).toMatch(/network error: .*\(request [0-9a-f-]{36}.*attempts\)/);
+    // Refused: reported at once, one attempt (the spec retries 429 and retryable 5xx answers only).
+    expect(down.stderr).toMatch(/network error: .*ECONNREFUSED.*not retried\) \(request [0-9a-f-]{36}\)\n/);
     expect((await wrs(['runs', 'create', '--image', 'x'], env)).code).toBe(2);
     expect((await wrs(['runs', 'get'], env)).code).toBe(2);
     expect((await wrs(['runs', 'get', 'x', '--token', token], env)).code).toBe(2);
     [missing, asJson, bad].forEach(expectNoToken);
+  }, 60_000);
+
+  it('runs list pages the workspace\'s runs newest first, filters by state, and --json answers the contract\'s list', async () => {
+    const ids: string[] = [];
+    for (const exit of ['0', '0', '3']) {
+      const created = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', `SIM_EXIT_CODE=${exit}`, '--follow'], env);
+      ids.push(/created run ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '');
+    }
+    const first = await wrs(['--json', 'runs', 'list', '--limit', '2'], env);
+    expect(first.code).toBe(0);
+    const page = JSON.parse(first.stdout) as { kind: string; items: Array<{ id: string }>; nextCursor: string | null };
+    contractValidator().assertSchema('RunList', { items: page.items, nextCursor: page.nextCursor });
+    expect(page.items.map((r) => r.id)).toEqual([ids[2], ids[1]]);
+    expect(page.nextCursor).toEqual(expect.any(String));
+    const next = JSON.parse((await wrs(['--json', 'runs', 'list', '--limit', '2', '--cursor', page.nextCursor!], env)).stdout) as { items: Array<{ id: string }> };
+    expect(next.items[0]?.id).toBe(ids[0]);
+    const failed = await wrs(['runs', 'list', '--state', 'failed'], env);
+    expect(failed.code).toBe(0);
+    expect(failed.stdout).toMatch(new RegExp(`^${ids[2]}  failed `, 'm'));
+    expect(failed.stdout).not.toContain(ids[0]!);
+    const human = await wrs(['runs', 'list', '--limit', '1'], env);
+    expect(human.stdout.trim().split('\n')).toHaveLength(1);
+    expect(human.stderr).toMatch(/more: wrs runs list --cursor \S+/);
+    expect((await wrs(['runs', 'list', '--state', 'nonsense'], env)).code).toBe(4);
+  }, 90_000);
+
+  it('output into a pipe closed early (| head -1) exits 0, without an EPIPE trace', async () => {
+    const created = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', 'SIM_LOG_LINES=300', '--env', 'SIM_DURATION_MS=300', '--follow'], env);
+    const id = /created run ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '';
+    // pipefail: the pipeline's status is wrs's (head's is 0 anyway).
+    const piped = await spawned('bash', ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" runs events ${id} | head -1`], env);
+    expect(piped.stdout.trim().split('\n')).toHaveLength(1);
+    expect(piped.stderr).not.toContain('EPIPE');
+    expect(piped.code).toBe(0);
+  }, 60_000);
+
+  it('--workload-exit-code exits with the workload\'s own exit code; without it a failed run exits 1', async () => {
+    const args = ['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', 'SIM_EXIT_CODE=7', '--follow'];
+    expect((await wrs([...args, '--workload-exit-code'], env)).code).toBe(7);
+    expect((await wrs(args, env)).code).toBe(1);
+    const ok = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--follow', '--workload-exit-code'], env);
+    expect(ok.code).toBe(0);
+    expect((await wrs(['runs', 'get', 'x', '--workload-exit-code'], env)).code).toBe(2);
   }, 60_000);
 
   it('takes the token from a config file only its owner can read, and refuses one others can read', async () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { eventually, readSse, type SseEvent } from '@wrs/testing';
+import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding, eventually, readSse, type SseEvent } from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
 
-const SOCKET = process.env['WRS_TEST_CONTAINER_SOCKET'] ?? '/run/podman/podman.sock';
-const IMAGE = process.env['WRS_TEST_CONTAINER_IMAGE'] ?? 'localhost/wrs-test/base:bookworm';
+const SOCKET = CONTAINER_SOCKET;
+const IMAGE = CONTAINER_IMAGE;
 
 /** Asks the container engine directly (not through the service): what really runs. */
 function engine(method: string, path: string): Promise<{ status: number; body: string }> {
@@ -19,26 +19,13 @@ function engine(method: string, path: string): Promise<{ status: number; body: s
   });
 }
 
-async function engineReady(): Promise<boolean> {
-  const ping = await engine('GET', '/_ping');
-  const image = await engine('GET', `/images/${encodeURIComponent(IMAGE)}/json`);
-  return ping.status === 200 && image.status === 200;
-}
-
 const PROVIDERS = JSON.stringify([{ provider: 'container', regions: ['local'], priority: 0 }]);
 
-describe('the container provider: real containers through the Docker Engine API (Podman here)', () => {
+describeNeeding(containerEngineMissing())('the container provider: real containers through the Docker Engine API (Podman here)', () => {
   let f: StackFixture;
   let token: string;
-  let ready = false;
 
   beforeAll(async () => {
-    ready = await engineReady();
-    if (!ready) {
-      // Visible in the test output; CI runs scripts/podman/setup.sh first, so there it really runs.
-      console.warn(`SKIPPED: no container engine at ${SOCKET} with image ${IMAGE} (run scripts/podman/setup.sh)`);
-      return;
-    }
     f = await startStack(['ws-box'], { CONTAINER_ENGINE_SOCKET: SOCKET, PROVIDERS_JSON: PROVIDERS });
     token = f.token('ws-box');
   });
@@ -62,9 +49,9 @@ describe('the container provider: real containers through the Docker Engine API 
     const filters = encodeURIComponent(JSON.stringify({ label: [`io.workload-run-service.run=${id}`] }));
     return JSON.parse((await engine('GET', `/containers/json?all=true&filters=${filters}`)).body) as unknown[];
   };
-  const maybe = (name: string, body: () => Promise<void>) => it(name, async () => (ready ? body() : undefined), 90_000);
+  const containerTest = (name: string, body: () => Promise<void>) => it(name, body, 90_000);
 
-  maybe('runs a container that echoes and exits 0: succeeded, with its output as log events, container removed', async () => {
+  containerTest('runs a container that echoes and exits 0: succeeded, with its output as log events, container removed', async () => {
     const id = await run('echo hello; echo oops >&2; echo world; exit 0');
     const events = await follow(id);
     expect(events.at(-1)?.event).toBe('run.succeeded');
@@ -74,13 +61,13 @@ describe('the container provider: real containers through the Docker Engine API 
     await eventually(async () => ((await containersOf(id)).length === 0 ? true : undefined), 10_000, 'the container to be removed');
   });
 
-  maybe('a non-zero exit fails the run with that exit code', async () => {
+  containerTest('a non-zero exit fails the run with that exit code', async () => {
     const id = await run('exit 3');
     const events = await follow(id);
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { exitCode: 3, failure: { code: 'workload_exit_nonzero' } } });
   });
 
-  maybe('a sleeping run canceled mid-way ends canceled and its container is gone', async () => {
+  containerTest('a sleeping run canceled mid-way ends canceled and its container is gone', async () => {
     const id = await run('sleep 300');
     await eventually(async () => ((await containersOf(id)).length === 1 ? true : undefined), 20_000, 'the container');
     await eventually(async () => {
@@ -93,14 +80,14 @@ describe('the container provider: real containers through the Docker Engine API 
     await eventually(async () => ((await containersOf(id)).length === 0 ? true : undefined), 10_000, 'the container to be removed');
   });
 
-  maybe('a run past its timeout is killed and fails as timed_out', async () => {
+  containerTest('a run past its timeout is killed and fails as timed_out', async () => {
     const id = await run('sleep 300', { timeoutSeconds: 2 });
     const events = await follow(id);
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { failure: { code: 'timed_out' } } });
     await eventually(async () => ((await containersOf(id)).length === 0 ? true : undefined), 10_000, 'the container to be removed');
   });
 
-  maybe('an image the engine does not have fails the run as image_not_found', async () => {
+  containerTest('an image the engine does not have fails the run as image_not_found', async () => {
     const id = await run('true', {}, `localhost/wrs-test/nope-${randomUUID().slice(0, 8)}:1`);
     const events = await follow(id);
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { failure: { code: 'image_not_found' } } });
@@ -126,7 +113,7 @@ describe('the container provider: real containers through the Docker Engine API 
     }
   }, 60_000);
 
-  maybe('a worker killed (SIGKILL) right after submitting, then restarted, leaves one container and a finished run', async () => {
+  containerTest('a worker killed (SIGKILL) right after submitting, then restarted, leaves one container and a finished run', async () => {
     const crashing = await startStack(['ws-crash'], { CONTAINER_ENGINE_SOCKET: SOCKET, PROVIDERS_JSON: PROVIDERS, FAILPOINT: 'worker.after-submit' });
     try {
       const t = crashing.token('ws-crash');

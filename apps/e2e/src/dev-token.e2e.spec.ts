@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureDevKeyPair } from '@wrs/auth';
-import { freePort, LocalStack } from '@wrs/devstack';
+import { LocalStack } from '@wrs/devstack';
 import { migrate } from '@wrs/persistence';
 import { ContractClient, isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 
@@ -36,7 +36,6 @@ describe('npm run token: a development token a newcomer can use at once', () => 
       redisUrl: env.redisUrl,
       namespace: env.namespace,
       publicKeyFile: ensureDevKeyPair(keysDir).publicKeyFile,
-      gatewayPort: await freePort(),
       onOutput: () => undefined,
     });
     await stack.start();

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { freePort } from '@wrs/devstack';
 import { openDatabase, Workspaces } from '@wrs/persistence';
-import { eventually } from '@wrs/testing';
+import { apiFetch, eventually } from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
 
 type Problem = { code: string; params?: Record<string, unknown> };
@@ -122,8 +122,8 @@ describe('limits that protect the service and tell clients what to do', () => {
     });
 
     it('headers: 16 KiB in all refused with a 431 problem', async () => {
-      expect((await fetch(`${f.stack.baseUrl}/version`, { headers: { 'x-pad': 'p'.repeat(15_000) } })).status).toBe(200);
-      const over = await fetch(`${f.stack.baseUrl}/version`, { headers: { 'x-pad': 'p'.repeat(17_000) } });
+      expect((await apiFetch(`${f.stack.baseUrl}/version`, { headers: { 'x-pad': 'p'.repeat(15_000) } })).status).toBe(200);
+      const over = await apiFetch(`${f.stack.baseUrl}/version`, { headers: { 'x-pad': 'p'.repeat(17_000) } });
       expect(over.status).toBe(431);
       expect(over.headers.get('content-type')).toBe('application/problem+json');
     });

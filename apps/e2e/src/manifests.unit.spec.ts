@@ -1,8 +1,25 @@
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { executableMissing, itNeeding } from '@wrs/testing';
 import { parseAllDocuments } from 'yaml';
 
 const ROOT = join(__dirname, '..', '..', '..');
+/** The api's body limit (apps/api/src/api-app.ts MAX_BODY_BYTES), which the ingress must match. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** nginx's size syntax (client_max_body_size): bytes, or k/m/g. */
+function nginxSize(value: string): number {
+  const match = /^(\d+)([kmg]?)$/i.exec(value.trim());
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match?.[2] ?? '').toLowerCase()] ?? NaN;
+  return Number(match?.[1]) * unit;
+}
+
+/** `kubectl kustomize DIR` (rejects with kubectl's message when it fails). */
+async function renderKustomize(dir: string): Promise<string> {
+  return (await promisify(execFile)('/usr/bin/kubectl', ['kustomize', dir], { encoding: 'utf8' })).stdout;
+}
 
 /** kind -> the kubernetes-models class that validates it against the Kubernetes JSON schema. */
 function modelFor(apiVersion: string, kind: string): { new (data: unknown): { validate(): void } } {
@@ -25,7 +42,8 @@ describe('deployment files', () => {
   const manifests = readdirSync(base).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
 
   it.each(manifests)('%s is valid against the Kubernetes schemas', (file) => {
-    for (const doc of documents(join(base, file))) {
+    // kubernetes-models has no Gateway API schemas: the HTTPRoute is checked field by field below.
+    for (const doc of documents(join(base, file)).filter((d) => d['kind'] !== 'HTTPRoute')) {
       const Model = modelFor(doc['apiVersion'] as string, doc['kind'] as string);
       expect(() => new Model(doc).validate()).not.toThrow();
     }
@@ -116,6 +134,49 @@ describe('deployment files', () => {
     expect(ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
     const paths = ingress.spec.rules[0]!.http.paths.map((p) => [p.path, p.backend.service.name]);
     expect(paths).toEqual([['/api/v1/runs/[^/]+/events', 'stream-relay'], ['/api/v1', 'api'], ['/console', 'api']]);
+  });
+
+  it('the ingress matches the events path as a regex, limits bodies as the api does, and sends its own errors to the api for a problem', () => {
+    const ingress = documents(join(base, 'ingress.yaml'))[0] as { metadata: { annotations: Record<string, string> } };
+    const annotations = ingress.metadata.annotations;
+    // Without use-regex ingress-nginx takes the events path literally: every stream went to the api.
+    expect(annotations['nginx.ingress.kubernetes.io/use-regex']).toBe('true');
+    expect(nginxSize(annotations['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '1m')).toBe(MAX_BODY_BYTES);
+    expect(annotations['nginx.ingress.kubernetes.io/custom-http-errors']?.split(',')).toEqual(expect.arrayContaining(['413', '502', '503', '504']));
+    expect(annotations['nginx.ingress.kubernetes.io/default-backend']).toBe('api');
+  });
+
+  it('the HTTPRoute is the primary route: events by RegularExpression to the relay without a total timeout, the rest to the api', () => {
+    const [route, ...more] = documents(join(base, 'http-route.yaml')) as {
+      apiVersion: string;
+      kind: string;
+      spec: { parentRefs: { name: string }[]; rules: { matches: { path: { type: string; value: string } }[]; backendRefs: { name: string; port: number }[]; timeouts?: { request?: string } }[] };
+    }[];
+    expect(more).toEqual([]);
+    expect([route?.apiVersion, route?.kind]).toEqual(['gateway.networking.k8s.io/v1', 'HTTPRoute']);
+    expect(route?.spec.parentRefs.length).toBe(1);
+    const rules = route?.spec.rules ?? [];
+    const events = rules[0]!;
+    expect(events.matches.map((m) => m.path)).toEqual([{ type: 'RegularExpression', value: '^/api/v1/runs/[^/]+/events/?$' }]);
+    expect(events.backendRefs).toEqual([{ name: 'stream-relay', port: 80 }]);
+    expect(events.timeouts?.request).toBe('0s');
+    const pattern = new RegExp(events.matches[0]!.path.value);
+    expect(['/api/v1/runs/r-1/events', '/api/v1/runs/r-1/events/'].every((p) => pattern.test(p))).toBe(true);
+    expect(['/api/v1/runs/r-1', '/api/v1/runs/r/events/x', '/api/v1/runs'].some((p) => pattern.test(p))).toBe(false);
+    expect(rules[1]!.matches.map((m) => m.path)).toEqual([{ type: 'PathPrefix', value: '/api/v1' }, { type: 'PathPrefix', value: '/console' }]);
+    expect(rules[1]!.backendRefs).toEqual([{ name: 'api', port: 80 }]);
+    // Both Services exist with that port.
+    const services = manifests.flatMap((f) => documents(join(base, f))).filter((d) => d['kind'] === 'Service') as { metadata: { name: string }; spec: { ports: { port: number }[] } }[];
+    for (const name of ['api', 'stream-relay']) {
+      expect(services.find((s) => s.metadata.name === name)?.spec.ports.map((p) => p.port)).toContain(80);
+    }
+  });
+
+  // Without kubectl: a visible skip, and a failure in CI (the files themselves are checked above).
+  itNeeding(executableMissing('/usr/bin/kubectl', 'apt-get install kubectl, or put kubectl at /usr/bin'))('kubectl kustomize renders the base with the HTTPRoute and the Ingress', async () => {
+    const rendered = await renderKustomize(base);
+    const kinds = parseAllDocuments(rendered).map((d) => (d.toJSON() as { kind: string }).kind);
+    expect(kinds).toEqual(expect.arrayContaining(['HTTPRoute', 'Ingress']));
   });
 
   it('compose builds only targets the Dockerfile has, and every service of the stack', () => {

@@ -35,6 +35,7 @@ describe('observability: metrics, logs, traces and health of the running stack',
     return port;
   };
   const health = async (service: string, probe: 'live' | 'ready'): Promise<{ status: number; body: Record<string, unknown> }> => {
+    // An operator port, not the API: no contract operation to hold it to.
     const res = await fetch(`http://127.0.0.1:${metricsPort(service)}/health/${probe}`);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };

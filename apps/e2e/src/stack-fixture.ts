@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SigningKey } from '@wrs/auth';
 import { ensureDevCredentialKeys } from '@wrs/credentials';
-import { freePort, LocalStack, type StackSettings } from '@wrs/devstack';
+import { LocalStack, type StackSettings } from '@wrs/devstack';
 import { openDatabase, Workspaces } from '@wrs/persistence';
-import { ContractClient, eventually, isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import { ContractClient, eventually, isolatedEnvironment, patience, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 
 export interface StackFixture {
   readonly stack: LocalStack;
@@ -42,7 +42,6 @@ export async function startStack(
     namespace: env.namespace,
     publicKeyFile,
     credentialKeys: ensureDevCredentialKeys(mkdtempSync(join(tmpdir(), 'wrs-kek-'))),
-    gatewayPort: await freePort(),
     // Tests poll freely; the limits suite sets its own low limits.
     extraEnv: {
       RECONCILE_INTERVAL_MS: '50',
@@ -53,6 +52,7 @@ export async function startStack(
     replicas,
     ...(images ? { images } : {}),
     onOutput: (service, line) => logs.push(`[${service}] ${line}`),
+    startTimeoutMs: patience(30_000),
   });
   try {
     await stack.start();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { contractValidator, eventually, readSse, type SseEvent } from '@wrs/testing';
+import { apiFetch, contractValidator, eventually, readSse, type SseEvent } from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
 
 type Run = { id: string; state: string; terminal: boolean; version: number; exitCode: number | null; failure: { code: string } | null };
@@ -291,7 +291,7 @@ describe('the whole stack over HTTP, through the gateway', () => {
       expect(res.body).toMatchObject({ code: 'payload_too_large', params: { limitBytes: 65536 } });
     });
     it('an unknown route', async () => {
-      const res = await fetch(`${f.stack.baseUrl}/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await apiFetch(`${f.stack.baseUrl}/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       contractValidator().assertSchema('Problem', await res.json());

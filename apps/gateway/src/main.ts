@@ -1,14 +1,23 @@
 import { GatewayEnv, loadConfig, runService } from '@wrs/config';
-import { startOpsServer } from '@wrs/observability';
+import { announceListening, createLogger, edgeReporter, startOpsServer } from '@wrs/observability';
 import { createGateway } from './gateway';
 
 void runService('gateway', async (lifecycle) => {
   const config = loadConfig(GatewayEnv, process.env);
   lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
+  const logger = createLogger('gateway', 'info');
   const server = createGateway({
+    onEdgeAnswer: edgeReporter(logger),
     upstreams: {
       api: config.API_UPSTREAM.split(',').map((u) => new URL(u)),
       relay: config.RELAY_UPSTREAM.split(',').map((u) => new URL(u)),
+    },
+    limits: {
+      headersTimeoutMs: config.GATEWAY_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: config.GATEWAY_IDLE_TIMEOUT_MS,
+      upstreamIdleTimeoutMs: config.GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS,
+      maxConnections: config.GATEWAY_MAX_CONNECTIONS,
     },
   });
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
@@ -21,7 +30,9 @@ void runService('gateway', async (lifecycle) => {
     draining: () => lifecycle.draining,
     nestLogger: false,
   });
-  console.log(JSON.stringify({ level: 'info', service: 'gateway', msg: 'listening', port: config.PORT, opsUrl: ops.url }));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  announceListening('gateway', { url: `http://${config.HOST}:${port}`, opsUrl: ops.url });
   return async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await ops.close();

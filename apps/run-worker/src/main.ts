@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { loadConfig, parseProviderOffers, runService, WorkerEnv } from '@wrs/config';
 import { readPrivateKeks } from '@wrs/credentials';
-import { connectNats } from '@wrs/messaging';
+import { connectNats, revocationRetentionMs } from '@wrs/messaging';
 import { openDatabase } from '@wrs/persistence';
-import { createLogger, NestPinoLogger, natsCheck, postgresCheck, startOpsServer, startTracing } from '@wrs/observability';
+import { announceListening, createLogger, NestPinoLogger, natsCheck, postgresCheck, startOpsServer, startTracing } from '@wrs/observability';
 import { startRunWorker } from './run-worker';
 
 void runService('run-worker', async (lifecycle) => {
@@ -21,7 +21,9 @@ void runService('run-worker', async (lifecycle) => {
     namespace: config.NAMESPACE,
     offers,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
+    workloadCleanup: { intervalMs: config.WORKLOAD_CLEANUP_INTERVAL_MS, graceMs: config.WORKLOAD_ORPHAN_GRACE_SECONDS * 1000 },
     idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,
+    revocationRetentionMs: revocationRetentionMs(config.AUTH_TOKEN_MAX_TTL_SECONDS),
     streamReplicas: config.JETSTREAM_REPLICAS,
     containerEngineSocket: config.CONTAINER_ENGINE_SOCKET,
     providerUnresponsiveMs: config.PROVIDER_UNRESPONSIVE_SECONDS * 1000,
@@ -41,7 +43,7 @@ void runService('run-worker', async (lifecycle) => {
     draining: () => lifecycle.draining,
     nestLogger: new NestPinoLogger(logger),
   });
-  log('info', 'started', { opsUrl: ops.url });
+  announceListening('run-worker', { opsUrl: ops.url });
   return async () => {
     await worker.stop();
     await nc.drain();

@@ -14,6 +14,7 @@ import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
 import { observeDispatch } from './dispatch-observation';
 import { ProviderError, type RunProvider } from './providers/provider';
+import { timeoutOf } from './providers/run-timeout';
 import type { ProviderRegistry } from './providers/provider-registry';
 import type { RunCommandHandler, Snapshot } from './run-command-handler';
 
@@ -330,13 +331,6 @@ export class Reconciler {
     return this.clock().toISOString();
   }
 }
-
-/** The workload's own time limit, or the longest a run may take. */
-export function timeoutOf(run: RunView): number {
-  return run.workload.timeoutSeconds ?? MAX_RUN_SECONDS;
-}
-
-const MAX_RUN_SECONDS = 86_400;
 
 /** Bounds the memory of newest versions (cleared when full: forgetting only costs a conflict). */
 const MAX_REMEMBERED_RUNS = 100_000;

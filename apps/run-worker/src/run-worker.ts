@@ -3,8 +3,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ProviderOffer } from '@wrs/domain';
 import { Failpoint, kindOf } from '@wrs/config';
-import { decisionConflicts } from '@wrs/observability';
-import { DurableConsumer, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
+import { decisionConflicts, strayWorkloadsRemoved } from '@wrs/observability';
+import { DEFAULT_STREAM_SETTINGS, DurableConsumer, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import { ProviderCredentials, RunProjection, RunQueries } from '@wrs/persistence';
 import type { DataSource } from 'typeorm';
 import { CommandConsumer } from './command-consumer';
@@ -19,6 +19,7 @@ import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
 import { Reconciler } from './reconciler';
 import { RunCommandHandler } from './run-command-handler';
+import { runFates, WorkloadCleanup } from './workload-cleanup';
 import { reportWorkerGauges } from './worker-metrics';
 
 export interface RunWorkerOptions {
@@ -27,7 +28,14 @@ export interface RunWorkerOptions {
   readonly namespace: string;
   readonly offers: readonly ProviderOffer[];
   readonly reconcileIntervalMs: number;
+  /** How often stray workloads are looked for, and how long one of an unprojected run is spared. */
+  readonly workloadCleanup: { readonly intervalMs: number; readonly graceMs: number };
   readonly idempotencyRetentionMs: number;
+  /**
+   * How long revocations are kept (from AUTH_TOKEN_MAX_TTL_SECONDS): the worker creates the streams too,
+   * and must not shorten what the api and relay need. Default: that of the default maximum TTL.
+   */
+  readonly revocationRetentionMs?: number;
   /** Copies of each JetStream stream (JETSTREAM_REPLICAS): the same for every service that creates them. */
   readonly streamReplicas: number;
   /** Private key-encryption keys by id: what opens stored provider credentials at dispatch. */
@@ -56,27 +64,49 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const names = new StreamNames(namespace);
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm, names, { idempotencyRetentionMs: options.idempotencyRetentionMs, replicas: options.streamReplicas });
+  await ensureStreams(jsm, names, {
+    idempotencyRetentionMs: options.idempotencyRetentionMs,
+    revocationRetentionMs: options.revocationRetentionMs ?? DEFAULT_STREAM_SETTINGS.revocationRetentionMs,
+    replicas: options.streamReplicas,
+  });
   const failpoint = new Failpoint(options.failpoint);
   const eventStore = new RunEventStore(js, jsm, names);
   const handler = new RunCommandHandler(eventStore, () => decisionConflicts.inc());
-  const vault = new CredentialVault(new ProviderCredentials(db), options.privateKeks);
-  const providers = new ProviderRegistry(
-    offers.flatMap((offer): RunProvider[] => {
-      switch (kindOf(offer)) {
-        case 'container':
-          return options.containerEngineSocket ? [new ContainerProvider(new EngineClient(options.containerEngineSocket), offer.provider)] : [];
-        case 'kubernetes':
-          // Each workspace's own cluster, from its stored credential.
-          return [new KubernetesProvider(offer.provider, (workspaceId, provider, region) => vault.open(workspaceId, provider, region))];
-        case 'simulator':
-          return [new SimulatorProvider(offer.provider)];
-      }
-    }),
-    options.providerProbeIntervalMs ? { probeIntervalMs: options.providerProbeIntervalMs } : {},
+  const credentials = new ProviderCredentials(db);
+  const vault = new CredentialVault(credentials, options.privateKeks);
+  const queries = new RunQueries(db);
+  const providerList = offers.flatMap((offer): RunProvider[] => {
+    switch (kindOf(offer)) {
+      case 'container':
+        return options.containerEngineSocket ? [new ContainerProvider(new EngineClient(options.containerEngineSocket), offer.provider, namespace)] : [];
+      case 'kubernetes':
+        // Each workspace's own cluster, from its stored credential.
+        return [
+          new KubernetesProvider(offer.provider, (workspaceId, provider, region) => vault.open(workspaceId, provider, region), {
+            owner: namespace,
+            places: () => credentials.placesOf(offer.provider),
+          }),
+        ];
+      case 'simulator':
+        return [new SimulatorProvider(offer.provider)];
+    }
+  });
+  const providers = new ProviderRegistry(providerList, options.providerProbeIntervalMs ? { probeIntervalMs: options.providerProbeIntervalMs } : {});
+  const cleanup = new WorkloadCleanup(
+    providerList,
+    runFates(queries, eventStore),
+    {
+      ...options.workloadCleanup,
+      maxRemovalsPerPass: 200,
+      onRemoved: (provider, workload, reason) => {
+        strayWorkloadsRemoved.inc({ provider, reason });
+        log('info', 'stray workload removed', { provider, runId: workload.runId, workspaceId: workload.workspaceId, reason });
+      },
+      onError: (provider, error) => log('warn', 'workload cleanup failed; the next pass tries again', { provider, error: String(error) }),
+    },
   );
   const reconciler = new Reconciler(
-    new RunQueries(db),
+    queries,
     handler,
     providers,
     offers,
@@ -127,6 +157,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   );
   providers.health.start();
   reconciler.start();
+  cleanup.start();
   const stopGauges = reportWorkerGauges(
     jsm,
     [
@@ -139,6 +170,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     stop: async () => {
       stopGauges();
       await reconciler.stop();
+      await cleanup.stop();
       await providers.health.stop();
       await commandConsumer.stop();
       await projectionConsumer.stop();

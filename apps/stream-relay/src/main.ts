@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadConfig, RelayEnv, runService } from '@wrs/config';
-import { createLogger, natsCheck, postgresCheck, redisCheck, startOpsServer, startTracing } from '@wrs/observability';
+import { announceListening, createLogger, natsCheck, postgresCheck, redisCheck, startOpsServer, startTracing } from '@wrs/observability';
 import { createRelayApp } from './relay-app';
 import { connectRelayDependencies } from './relay-dependencies';
 
@@ -10,7 +10,11 @@ void runService('stream-relay', async (lifecycle) => {
   const tracing = startTracing({ service: 'stream-relay', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const deps = await connectRelayDependencies(config);
   const logger = createLogger('stream-relay', config.LOG_LEVEL);
-  const app = await createRelayApp(deps.module, deps.allowedOrigins, logger);
+  const app = await createRelayApp(deps.module, deps.allowedOrigins, logger, {
+    headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    trustedProxies: config.TRUSTED_PROXIES,
+  });
   await app.listen(config.PORT, config.HOST);
   const ops = await startOpsServer({
     service: 'stream-relay',
@@ -20,7 +24,7 @@ void runService('stream-relay', async (lifecycle) => {
     checks: [natsCheck(deps.connections.nc), postgresCheck(deps.connections.db), redisCheck(deps.connections.redis, true)],
     draining: () => lifecycle.draining,
   });
-  logger.info({ url: await app.getUrl(), opsUrl: ops.url }, 'listening');
+  announceListening('stream-relay', { url: await app.getUrl(), opsUrl: ops.url });
   return async () => {
     await app.close();
     await deps.close();

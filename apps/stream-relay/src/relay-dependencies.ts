@@ -3,6 +3,7 @@ import { connectHttpService, type HttpServiceConnections } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits } from '@wrs/limits';
 import { RateLimiter, RunEventFeed, StreamLeases } from '@wrs/messaging';
 import { RunQueries, Workspaces } from '@wrs/persistence';
+import { CredentialWatch } from './credential-watch';
 import type { RelayModuleOptions } from './relay.module';
 
 export interface RelayDependencies {
@@ -18,16 +19,19 @@ export interface RelayDependencies {
  * only serves the `reset` event's current state and the workspace's limits: a small pool.
  */
 export async function connectRelayDependencies(config: RelayEnv): Promise<RelayDependencies> {
-  const { nc, js, jsm, names, db, redis, auth, close } = await connectHttpService(config, 'stream-relay', 4);
+  const { nc, js, jsm, names, db, redis, auth, revocations, close } = await connectHttpService(config, 'stream-relay', 4);
   const feed = new RunEventFeed(js, jsm, names, nc);
+  const credentialWatch = new CredentialWatch(revocations);
   return {
     module: {
       feed,
       queries: new RunQueries(db),
       limits: new EffectiveLimits(new Workspaces(db), defaultWorkspaceLimits(config)),
       rateLimiter: new RateLimiter(redis, config.NAMESPACE),
+      authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
       leases: new StreamLeases(redis, config.NAMESPACE, config.SSE_HEARTBEAT_MS * 3),
       authenticator: auth.authenticator,
+      credentialWatch,
       relay: {
         heartbeatMs: config.SSE_HEARTBEAT_MS,
         retryMs: 1000,
@@ -39,6 +43,7 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
     allowedOrigins: auth.allowedOrigins,
     connections: { nc, db, redis },
     close: async () => {
+      credentialWatch.close();
       await feed.close();
       await close();
     },

@@ -10,6 +10,7 @@ import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, ensureStreams, RunCommandBus, RunEventFeed, RunEventStore, StreamNames } from '@wrs/messaging';
 import {
+  apiFetch,
   contractValidator,
   expressRoutes,
   isolatedEnvironment,
@@ -125,7 +126,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     const full = await follow(runId);
     assertContract(full);
     expect(full.status).toBe(200);
-    expect(full.headers.get('cache-control')).toBe('no-cache');
+    expect(full.headers.get('cache-control')).toBe('no-store');
     expect(full.endedByServer).toBe(true);
     expect(full.events.map((e) => Number(e.id))).toEqual(seqs);
     expect(full.events.map((e) => e.event)).toEqual(events.map((e) => e.type));
@@ -303,7 +304,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     const limited = testToken(key, 'ws-limit');
     const controllers = Array.from({ length: 5 }, () => new AbortController());
     const open = await Promise.all(
-      controllers.map((c) => fetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${limited}` }, signal: c.signal })),
+      controllers.map((c) => apiFetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${limited}` }, signal: c.signal })),
     );
     expect(open.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     const refused = await follow(runId, {}, limited);

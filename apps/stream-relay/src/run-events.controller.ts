@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Req, Res, type BeforeApplicationShutdown } from '@nestjs/common';
-import { authOf } from '@wrs/auth';
+import { authOf, type Principal } from '@wrs/auth';
 import { isTerminalEventType, isUuid, toRunResource, type RunView } from '@wrs/domain';
 import { knownSuffices, RunEventFeed, StreamLeases, type FeedEvent, type StreamLease, type Subscription } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
@@ -7,6 +7,7 @@ import { RunQueries } from '@wrs/persistence';
 import { rateLimitRejections, sseEventsSent, sseOpenStreams } from '@wrs/observability';
 import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
+import { CredentialWatch, type CredentialEndReason } from './credential-watch';
 import { deliverObserved } from './event-delivery';
 import { parseLastEventId } from './last-event-id';
 import { SseWriter } from './sse-writer';
@@ -32,6 +33,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
     private readonly queries: RunQueries,
     private readonly leases: StreamLeases,
     private readonly limits: EffectiveLimits,
+    private readonly credentials: CredentialWatch,
     @Inject(RELAY_OPTIONS) private readonly options: RelayOptions,
   ) {}
 
@@ -42,7 +44,8 @@ export class RunEventsController implements BeforeApplicationShutdown {
     @Param('runId') runId: string,
     @Query('lastEventId') lastEventIdQuery: unknown,
   ): Promise<void> {
-    const { workspaceId } = authOf(req);
+    const principal = authOf(req);
+    const { workspaceId } = principal;
     const after = parseLastEventId(req.header('last-event-id'), lastEventIdQuery);
     if (!isUuid(runId)) {
       throw new ProblemError('run_not_found');
@@ -67,7 +70,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
       throw new ProblemError('too_many_streams', { headers: { 'Retry-After': '5' }, params: { limit: maxEventStreams } });
     }
     try {
-      await this.pipe(res, workspaceId, runId, after, last, lease.lease);
+      await this.pipe(res, principal, runId, after, last, lease.lease);
     } finally {
       await lease.lease.release();
     }
@@ -75,12 +78,13 @@ export class RunEventsController implements BeforeApplicationShutdown {
 
   private async pipe(
     res: Response,
-    workspaceId: string,
+    principal: Principal,
     runId: string,
     after: number,
     last: FeedEvent | null,
     lease: StreamLease,
   ): Promise<void> {
+    const { workspaceId } = principal;
     const subscription = await this.feed.follow(workspaceId, runId, after, last);
     this.open.add(subscription);
     const sse = new SseWriter(res, this.options);
@@ -92,6 +96,12 @@ export class RunEventsController implements BeforeApplicationShutdown {
     }, this.options.heartbeatMs);
     const deadline = setTimeout(() => void subscription.close(), this.options.maxDurationMs);
     res.on('close', () => void subscription.close());
+    // The stream lives no longer than its credential: expiry, revocation or logout, seen on any replica.
+    let ended: CredentialEndReason | undefined;
+    const unwatch = this.credentials.watch(principal, (reason) => {
+      ended = reason;
+      void subscription.close();
+    });
     try {
       if (!last) {
         // Accepted but without any event left (or yet): a run that has state but lost its events says so.
@@ -102,7 +112,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
       }
       let first = true;
       for await (const event of subscription) {
-        if (sse.closed) {
+        if (sse.closed || ended) {
           break;
         }
         if (first) {
@@ -118,8 +128,14 @@ export class RunEventsController implements BeforeApplicationShutdown {
       sseOpenStreams.dec();
       clearInterval(heartbeat);
       clearTimeout(deadline);
+      unwatch();
       this.open.delete(subscription);
       await subscription.close();
+      if (ended) {
+        // A comment, not an event: event ids are JetStream sequences, and this is none. The client
+        // resumes with Last-Event-ID and a fresh credential.
+        sse.comment(`end ${ended}`);
+      }
       sse.end();
     }
   }

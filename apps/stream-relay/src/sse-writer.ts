@@ -20,9 +20,10 @@ export class SseWriter {
   open(retryMs: number): void {
     this.res.status(200);
     this.res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    this.res.setHeader('Cache-Control', 'no-cache');
+    this.res.setHeader('Cache-Control', 'no-store');
     this.res.setHeader('X-Accel-Buffering', 'no');
-    this.res.setHeader('Connection', 'keep-alive');
+    // No Connection header: whether the socket is kept is the client's and Node's to decide, and a
+    // keep-alive forced on a client that asked for close leaves a proxy's pooled socket unusable.
     this.res.flushHeaders();
     this.res.write(`retry: ${retryMs}\n\n`);
   }
@@ -32,8 +33,13 @@ export class SseWriter {
   }
 
   heartbeat(): void {
+    this.comment('heartbeat');
+  }
+
+  /** A comment line: clients ignore it (an EventSource dispatches nothing, its last event id stays). */
+  comment(text: string): void {
     if (!this.closed) {
-      this.res.write(': heartbeat\n\n');
+      this.res.write(`: ${text}\n\n`);
     }
   }
 

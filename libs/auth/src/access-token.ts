@@ -1,29 +1,15 @@
-import { createHash, createPublicKey, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
-import type { KeySource } from './key-source';
+import { createHash, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { ALLOWED_ALGORITHMS, algorithmFor, type KeySource } from './key-source';
+import { TokenError } from './token-error';
+
+export { TokenError, type TokenErrorCode } from './token-error';
 
 /** Workspace ids are also NATS subject tokens and Redis key parts: keep them to a safe alphabet. */
 export const WORKSPACE_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** `typ` of our access tokens (RFC 9068), checked so that no other JWT can pass as one. */
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
-
-export type TokenErrorCode =
-  | 'token_malformed'
-  | 'token_invalid_signature'
-  | 'token_expired'
-  | 'token_claims_invalid'
-  | 'token_revoked';
-
-export class TokenError extends Error {
-  constructor(
-    readonly code: TokenErrorCode,
-    reason: string,
-  ) {
-    // The reason names what failed, never the token itself.
-    super(reason);
-    this.name = 'TokenError';
-  }
-}
 
 export interface VerifiedToken {
   /** The workspace the token is bound to, or null for a token that may act in several (`wss`). */
@@ -50,22 +36,20 @@ export interface MintOptions {
   readonly now?: number;
 }
 
-export function mintAccessToken(key: SigningKey, options: MintOptions): string {
+/** Signs an access token (development and tests; production tokens come from an identity provider). */
+export async function mintAccessToken(key: SigningKey, options: MintOptions): Promise<string> {
   const now = Math.floor((options.now ?? Date.now()) / 1000);
-  const header = { alg: 'EdDSA', typ: ACCESS_TOKEN_TYPE, kid: key.kid };
-  const claims = {
-    iss: options.issuer,
-    aud: options.audience,
-    sub: options.subject,
-    ...(typeof options.workspaceId === 'string' ? { ws: options.workspaceId } : { wss: options.workspaceId }),
-    iat: now,
-    nbf: now,
-    exp: now + options.ttlSeconds,
-    jti: randomUUID(),
-  };
-  const signingInput = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
-  const signature = sign(null, Buffer.from(signingInput), key.privateKey);
-  return `${signingInput}.${signature.toString('base64url')}`;
+  const workspace = typeof options.workspaceId === 'string' ? { ws: options.workspaceId } : { wss: [...options.workspaceId] };
+  return new SignJWT(workspace)
+    .setProtectedHeader({ alg: algorithmFor(key.privateKey), typ: ACCESS_TOKEN_TYPE, kid: key.kid })
+    .setIssuer(options.issuer)
+    .setAudience(options.audience)
+    .setSubject(options.subject)
+    .setIssuedAt(now)
+    .setNotBefore(now)
+    .setExpirationTime(now + options.ttlSeconds)
+    .setJti(randomUUID())
+    .sign(key.privateKey);
 }
 
 export interface VerifierOptions {
@@ -78,29 +62,12 @@ export interface VerifierOptions {
   readonly clockSkewSeconds: number;
 }
 
-/** The allow-list: each algorithm with the only key type it may be used with. */
-const ALGORITHMS: Record<string, { keyType: string; check(key: KeyObject): boolean; verify(data: Buffer, key: KeyObject, sig: Buffer): boolean }> = {
-  EdDSA: {
-    keyType: 'ed25519',
-    check: (key) => key.asymmetricKeyType === 'ed25519',
-    verify: (data, key, sig) => verify(null, data, key, sig),
-  },
-  ES256: {
-    keyType: 'ec',
-    check: (key) => key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1',
-    verify: (data, key, sig) => verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, sig),
-  },
-  RS256: {
-    keyType: 'rsa',
-    check: (key) => key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048,
-    verify: (data, key, sig) => verify('sha256', data, key, sig),
-  },
-};
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
- * Verifies compact JWS access tokens per RFC 8725: the algorithm is allow-listed (EdDSA, ES256, RS256,
- * each only with its own key type; `none` and HMAC never), `typ`, `iss`, `aud`, `exp`, `nbf` and the
- * lifetime are checked, with a small clock skew.
+ * Verifies compact JWS access tokens per RFC 8725 with jose: the algorithm is allow-listed (EdDSA,
+ * ES256, RS256, each only with its own key type; `none` and HMAC never), `typ`, `iss`, `aud`, `exp`,
+ * `nbf` and the lifetime are checked, with a small clock skew.
  */
 export class AccessTokenVerifier {
   /**
@@ -118,7 +85,7 @@ export class AccessTokenVerifier {
 
   async verify(token: string, now: number = Date.now()): Promise<VerifiedToken> {
     const remembered = this.verified.get(token);
-    if (remembered && this.options.keys.key(remembered.kid)) {
+    if (remembered && this.options.keys.has(remembered.kid)) {
       try {
         return this.checkClaims(remembered.claims, Math.floor(now / 1000));
       } catch (error) {
@@ -126,33 +93,29 @@ export class AccessTokenVerifier {
         throw error;
       }
     }
-    const parts = token.split('.');
-    if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) {
+    // Our own shape check first, so that an empty signature (`alg: none`'s usual form) or any other
+    // non-JWS is `token_malformed` whatever the library would call it.
+    if (!COMPACT_JWS.test(token)) {
       throw new TokenError('token_malformed', 'not a compact JWS');
     }
-    const [encodedHeader, encodedClaims, encodedSignature] = parts as [string, string, string];
-    const header = parseSegment(encodedHeader);
-    const algorithm = typeof header['alg'] === 'string' ? ALGORITHMS[header['alg']] : undefined;
-    if (!algorithm || !Object.hasOwn(ALGORITHMS, header['alg'] as string)) {
-      throw new TokenError('token_invalid_signature', 'algorithm not allowed');
+    let verified: { payload: Record<string, unknown>; protectedHeader: { kid?: string } };
+    try {
+      verified = await jwtVerify(token, this.options.keys.resolve, {
+        algorithms: [...ALLOWED_ALGORITHMS],
+        typ: ACCESS_TOKEN_TYPE,
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        clockTolerance: this.options.clockSkewSeconds,
+        currentDate: new Date(now),
+        requiredClaims: ['exp', 'iat', 'nbf', 'sub', 'jti'],
+      });
+    } catch (error) {
+      throw asTokenError(error);
     }
-    if (header['typ'] !== ACCESS_TOKEN_TYPE) {
-      throw new TokenError('token_claims_invalid', 'not an access token');
-    }
-    const kid = typeof header['kid'] === 'string' ? header['kid'] : '';
-    let key = this.options.keys.key(kid);
-    if (!key && this.options.keys.refresh) {
-      await this.options.keys.refresh();
-      key = this.options.keys.key(kid);
-    }
-    const signature = Buffer.from(encodedSignature, 'base64url');
-    if (!key || !algorithm.check(key) || !algorithm.verify(Buffer.from(`${encodedHeader}.${encodedClaims}`), key, signature)) {
-      throw new TokenError('token_invalid_signature', 'signature does not verify');
-    }
-    const claims = parseSegment(encodedClaims);
-    const verified = this.checkClaims(claims, Math.floor(now / 1000));
-    this.remember(token, kid, claims);
-    return verified;
+    const claims = verified.payload;
+    const result = this.checkClaims(claims, Math.floor(now / 1000));
+    this.remember(token, verified.protectedHeader.kid ?? '', claims);
+    return result;
   }
 
   private remember(token: string, kid: string, claims: Record<string, unknown>): void {
@@ -162,6 +125,7 @@ export class AccessTokenVerifier {
     this.verified.set(token, { kid, claims });
   }
 
+  /** Every claim rule, again on each use of a remembered token (jose checked them once, too). */
   private checkClaims(claims: Record<string, unknown>, now: number): VerifiedToken {
     const { iss, aud, sub, ws, wss, iat, nbf, exp, jti } = claims;
     const skew = this.options.clockSkewSeconds;
@@ -200,6 +164,28 @@ export class AccessTokenVerifier {
   }
 }
 
+/** jose's errors, as our codes: a token is malformed, badly signed, expired, or has wrong claims. */
+function asTokenError(error: unknown): TokenError {
+  if (error instanceof TokenError) {
+    return error;
+  }
+  if (error instanceof errors.JWTExpired) {
+    return new TokenError('token_expired', 'token expired');
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return new TokenError('token_claims_invalid', error.claim === 'typ' ? 'not an access token' : 'claims not valid for this service');
+  }
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) {
+    return new TokenError('token_malformed', 'not a valid JWS');
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
+    // The identity provider did not answer a refetch: the token cannot be checked, so it is refused.
+    return new TokenError('token_invalid_signature', 'verification keys unavailable');
+  }
+  // Algorithm not allowed, no key with this id, signature mismatch, or a key that does not fit.
+  return new TokenError('token_invalid_signature', 'signature does not verify');
+}
+
 /** Key id of a public key: its RFC 7638 JWK thumbprint, stable across restarts and key formats. */
 export function keyIdOf(key: KeyObject): string {
   const jwk = (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'jwk' });
@@ -207,20 +193,4 @@ export function keyIdOf(key: KeyObject): string {
   const required = members[jwk.kty ?? ''] ?? Object.keys(jwk).sort();
   const canonical = JSON.stringify(Object.fromEntries(required.map((m) => [m, (jwk as Record<string, unknown>)[m]])));
   return createHash('sha256').update(canonical).digest('base64url');
-}
-
-function b64url(text: string): string {
-  return Buffer.from(text).toString('base64url');
-}
-
-function parseSegment(segment: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return value as Record<string, unknown>;
-    }
-  } catch {
-    // fall through
-  }
-  throw new TokenError('token_malformed', 'segment is not a JSON object');
 }

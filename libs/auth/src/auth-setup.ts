@@ -1,4 +1,5 @@
 import { readFingerprintKey } from '@wrs/credentials';
+import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import { Authenticator } from './authenticator';
 import { CredentialFingerprintIndex } from './credential-fingerprint-index';
@@ -13,6 +14,7 @@ export interface AuthConfig {
   readonly AUTH_AUDIENCE: string;
   readonly AUTH_TOKEN_MAX_TTL_SECONDS: number;
   readonly CORS_ORIGINS?: string | undefined;
+  readonly PUBLIC_ORIGINS?: string | undefined;
   readonly CREDENTIALS_FINGERPRINT_KEY_FILE?: string | undefined;
   readonly NAMESPACE: string;
 }
@@ -26,7 +28,12 @@ export interface AuthSetup {
 }
 
 /** The same authentication for the api and the stream-relay, from the same variables. */
-export async function createAuthSetup(config: AuthConfig, redis: Redis, revocations: RevocationCheck): Promise<AuthSetup> {
+export async function createAuthSetup(
+  config: AuthConfig,
+  redis: Redis,
+  revocations: RevocationCheck,
+  onStoredKeyAsBearer?: (req: Request) => void,
+): Promise<AuthSetup> {
   const { verifier, stop } = await createVerifier({
     publicKeyFiles: config.AUTH_PUBLIC_KEY_FILE,
     jwksUrl: config.AUTH_JWKS_URL,
@@ -35,6 +42,7 @@ export async function createAuthSetup(config: AuthConfig, redis: Redis, revocati
     maxTtlSeconds: config.AUTH_TOKEN_MAX_TTL_SECONDS,
   });
   const allowedOrigins = (config.CORS_ORIGINS ?? '').split(',').filter(Boolean);
+  const publicOrigins = (config.PUBLIC_ORIGINS ?? '').split(',').filter(Boolean);
   const sessions = new SessionStore(redis, config.NAMESPACE);
   const fingerprints = new CredentialFingerprintIndex(
     redis,
@@ -44,7 +52,11 @@ export async function createAuthSetup(config: AuthConfig, redis: Redis, revocati
       : null,
   );
   return {
-    authenticator: new Authenticator(verifier, revocations, sessions, fingerprints, { allowedOrigins }),
+    authenticator: new Authenticator(verifier, revocations, sessions, fingerprints, {
+      allowedOrigins,
+      publicOrigins,
+      ...(onStoredKeyAsBearer ? { onStoredKeyAsBearer } : {}),
+    }),
     sessions,
     fingerprints,
     allowedOrigins,

@@ -12,8 +12,18 @@ export const WORKSPACE_HEADER = 'X-Service-Workspace-ID';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface AuthenticatorOptions {
-  /** Origins (scheme://host[:port]) whose pages may make cookie-authenticated changes. */
+  /** Other origins (CORS_ORIGINS) whose pages may make cookie-authenticated changes (same-site ones). */
   readonly allowedOrigins: readonly string[];
+  /**
+   * The origins users reach the service at (PUBLIC_ORIGINS). Empty: the origin the request names in
+   * its Host header, with the scheme of the connection itself; never X-Forwarded-*, which a client sets.
+   */
+  readonly publicOrigins?: readonly string[];
+  /**
+   * Told, after the answer has gone, that a bearer value equal to a stored provider key was sent
+   * (for the operator: a log line and a counter, never the value).
+   */
+  readonly onStoredKeyAsBearer?: (req: Request) => void;
 }
 
 /**
@@ -49,8 +59,17 @@ export class Authenticator {
     if (!value) {
       throw new ProblemError('token_malformed', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' } });
     }
-    if (looksLikeProviderKey(value) || (!looksLikeJwt(value) && (await this.fingerprints.matches(value)))) {
+    // The answer depends on the value's shape only: a lookup of the stored keys before it would tell a
+    // caller whether any workspace stores that secret (an oracle). The lookup comes after, for the operator.
+    if (looksLikeProviderKey(value)) {
       throw new ProblemError('provider_key_not_token', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+    }
+    if (!looksLikeJwt(value)) {
+      this.reportIfStoredKey(req, value);
+      throw new ProblemError('token_malformed', {
+        detail: 'not a compact JWS',
+        headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+      });
     }
     let token: VerifiedToken;
     try {
@@ -78,7 +97,8 @@ export class Authenticator {
 
   private async fromSession(req: Request, sessionId: string, sessions: SessionStore): Promise<Principal> {
     const session = await sessions.get(sessionId);
-    if (!session || this.revocations.isRevoked(session.tokenId)) {
+    // Redis expires the session at its token's expiry; checked here too, so a clock or TTL slip cannot extend it.
+    if (!session || session.expiresAt * 1000 <= Date.now() || this.revocations.isRevoked(session.tokenId)) {
       throw new ProblemError('session_invalid');
     }
     if (!SAFE_METHODS.has(req.method)) {
@@ -95,18 +115,44 @@ export class Authenticator {
     };
   }
 
-  /** Synchronizer token, compared in constant time, plus the Origin / Sec-Fetch-Site check (OWASP). */
+  /**
+   * Synchronizer token, compared in constant time, plus the Origin / Sec-Fetch-Site check (OWASP). A page
+   * of one of our public origins is same-origin; one of CORS_ORIGINS is `same-site` or `cross-site` to
+   * the browser, and is let through by its Origin (its cookie only travels same-site: SameSite=Strict).
+   */
   private checkCsrf(req: Request, expected: string): void {
     const offered = Buffer.from(req.header(CSRF_HEADER) ?? '');
     const wanted = Buffer.from(expected);
     const tokenOk = offered.length === wanted.length && timingSafeEqual(offered, wanted);
     const site = req.header('sec-fetch-site');
     const origin = req.header('origin');
-    const siteOk = site === undefined || site === 'same-origin' || site === 'none';
-    const originOk = origin === undefined || origin === ownOrigin(req) || this.options.allowedOrigins.includes(origin);
+    const fromAllowedOrigin = origin !== undefined && this.options.allowedOrigins.includes(origin);
+    const siteOk = site === undefined || site === 'same-origin' || site === 'none' || fromAllowedOrigin;
+    const originOk = origin === undefined || this.publicOrigins(req).includes(origin) || fromAllowedOrigin;
     if (!tokenOk || !siteOk || !originOk) {
       throw new ProblemError('csrf_failed');
     }
+  }
+
+  private publicOrigins(req: Request): readonly string[] {
+    const configured = this.options.publicOrigins ?? [];
+    if (configured.length > 0) {
+      return configured;
+    }
+    // A browser cannot forge Host; the scheme is this connection's, not a header's.
+    const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    return [`${scheme}://${req.header('host') ?? ''}`];
+  }
+
+  /** After the answer: does the value equal a stored provider key? Only the operator is told. */
+  private reportIfStoredKey(req: Request, value: string): void {
+    const report = this.options.onStoredKeyAsBearer;
+    if (!report || !req.res) {
+      return;
+    }
+    req.res.once('close', () => {
+      void this.fingerprints.matches(value).then((stored) => stored && report(req), () => undefined);
+    });
   }
 
   private workspaceFor(req: Request, bound: string | null, allowed: readonly string[]): string {
@@ -125,9 +171,4 @@ export class Authenticator {
     }
     return named;
   }
-}
-
-function ownOrigin(req: Request): string {
-  const proto = req.header('x-forwarded-proto') ?? req.protocol;
-  return `${proto}://${req.header('x-forwarded-host') ?? req.header('host') ?? ''}`;
 }

@@ -1,4 +1,5 @@
 export * from './access-token';
+export { TokenError, type TokenErrorCode } from './token-error';
 export * from './authenticator';
 export * from './credential-in-url';
 export * from './jwks-key-source';

@@ -79,6 +79,17 @@ describe('keys from a JWKS URL (ES256, RS256, EdDSA; rotation by kid)', () => {
     source.stop();
   });
 
+  it('refuses an RSA key shorter than 2048 bits, even under an allowed algorithm', async () => {
+    const weak = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    published = [...published, weak.publicKey];
+    const source = new JwksKeySource(url, { refreshMs: 600_000, minRefreshMs: 0 });
+    await source.start();
+    const token = signJwt({ alg: 'RS256', typ: 'at+jwt', kid: keyIdOf(weak.publicKey) }, accessClaims('ws-1'), weak.privateKey);
+    await expect(verifierWith(source).verify(token)).rejects.toMatchObject({ code: 'token_invalid_signature' });
+    published = published.filter((k) => k !== weak.publicKey);
+    source.stop();
+  });
+
   it('picks up a rotated key when a token names a kid it does not know, at most once per interval', async () => {
     const source = new JwksKeySource(url, { refreshMs: 600_000, minRefreshMs: 200 });
     await source.start();

@@ -1,5 +1,5 @@
-import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import type { KeySource } from './key-source';
+import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { checkKeyFits, type KeySource } from './key-source';
 
 export class JwksUnavailableError extends Error {
   constructor(url: string, cause: unknown) {
@@ -9,25 +9,41 @@ export class JwksUnavailableError extends Error {
 }
 
 /**
- * Verification keys from an identity provider's JWKS (e.g. Keycloak's `/protocol/openid-connect/certs`).
- * Several keys at once, by `kid`, so the provider can rotate; refetched periodically and when a token
- * names a kid we do not know, at most once per `minRefreshMs`, so a flood of forged kids cannot turn
- * us into a load generator against the provider.
+ * Verification keys from an identity provider's JWKS (e.g. Keycloak's `/protocol/openid-connect/certs`),
+ * cached by jose's remote key set. Several keys at once, by `kid`, so the provider can rotate. A token
+ * naming a kid we do not know makes jose refetch, at most once per `minRefreshMs` (its cooldown), so a
+ * flood of forged kids cannot turn us into a load generator against the provider. The set is also
+ * refetched every `refreshMs` in the background (so a removed key stops counting), never on the request
+ * path: the cache never goes stale by age (jose would otherwise refetch inside a request, and refuse every
+ * new token while the provider is down).
  */
 export class JwksKeySource implements KeySource {
-  private keys = new Map<string, KeyObject>();
-  private lastFetch = 0;
-  private inflight: Promise<void> | undefined;
+  private readonly remote: ReturnType<typeof createRemoteJWKSet>;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly url: string,
     private readonly options: { refreshMs: number; minRefreshMs: number } = { refreshMs: 600_000, minRefreshMs: 30_000 },
-  ) {}
+  ) {
+    this.remote = createRemoteJWKSet(new URL(url), {
+      cooldownDuration: options.minRefreshMs,
+      cacheMaxAge: Number.POSITIVE_INFINITY,
+      timeoutDuration: 5000,
+    });
+  }
+
+  readonly resolve: JWTVerifyGetKey = async (header, token) => {
+    // Only signing keys: jose's selection already skips `use: enc`; the key must fit the algorithm.
+    return checkKeyFits(header.alg, await this.remote(header, token));
+  };
 
   async start(): Promise<void> {
-    await this.fetchKeys();
-    this.timer = setInterval(() => void this.fetchKeys().catch(() => undefined), this.options.refreshMs);
+    try {
+      await this.remote.reload();
+    } catch (error) {
+      throw new JwksUnavailableError(this.url, error);
+    }
+    this.timer = setInterval(() => void this.remote.reload().catch(() => undefined), this.options.refreshMs);
     this.timer.unref();
   }
 
@@ -35,42 +51,7 @@ export class JwksKeySource implements KeySource {
     clearInterval(this.timer);
   }
 
-  key(kid: string): KeyObject | undefined {
-    return this.keys.get(kid);
-  }
-
-  async refresh(): Promise<void> {
-    if (Date.now() - this.lastFetch < this.options.minRefreshMs) {
-      return;
-    }
-    this.inflight ??= this.fetchKeys()
-      .catch(() => undefined)
-      .finally(() => (this.inflight = undefined));
-    await this.inflight;
-  }
-
-  private async fetchKeys(): Promise<void> {
-    this.lastFetch = Date.now();
-    let body: { keys?: (JsonWebKey & { kid?: string; use?: string })[] };
-    try {
-      const res = await fetch(this.url, { signal: AbortSignal.timeout(5000) });
-      if (!res.ok) {
-        throw new Error(`HTTP ${res.status}`);
-      }
-      body = (await res.json()) as typeof body;
-    } catch (error) {
-      throw new JwksUnavailableError(this.url, error);
-    }
-    const keys = new Map<string, KeyObject>();
-    for (const jwk of body.keys ?? []) {
-      if (typeof jwk.kid === 'string' && jwk.use !== 'enc') {
-        try {
-          keys.set(jwk.kid, createPublicKey({ key: jwk, format: 'jwk' }));
-        } catch {
-          // a key we cannot use (unknown type): skip it, keep the others
-        }
-      }
-    }
-    this.keys = keys;
+  has(kid: string): boolean {
+    return this.remote.jwks()?.keys.some((k) => k.kid === kid && k.use !== 'enc') ?? false;
   }
 }

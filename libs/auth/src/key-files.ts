@@ -1,4 +1,4 @@
-import { ConfigError } from '@wrs/config';
+import { ConfigError, TOKEN_CLOCK_SKEW_SECONDS } from '@wrs/config';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,7 +9,7 @@ import { StaticKeySource, type KeySource } from './key-source';
 /** Longest lifetime (exp - iat) a token may have by default, whoever signed it: tokens are short-lived. */
 export const ACCESS_TOKEN_MAX_TTL_SECONDS = 60 * 60;
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
-export const CLOCK_SKEW_SECONDS = 30;
+export const CLOCK_SKEW_SECONDS = TOKEN_CLOCK_SKEW_SECONDS;
 
 /** Reads PEM public keys from a comma-separated list of files; each key's id is its thumbprint. */
 export function readPublicKeys(files: string): Map<string, KeyObject> {

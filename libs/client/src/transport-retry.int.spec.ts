@@ -73,14 +73,31 @@ describe('the transport\'s retry loop, with a virtual clock and a real socket', 
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('retries a refused connection with backoff and says so without the token', async () => {
+  it('reports a refused connection at once, without retries (the spec retries 429 and retryable 5xx answers), and without the token', async () => {
+    // A port just given back: nothing listens there (port 9 will not do: fetch refuses it as a bad port).
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const clock = virtualClock();
+    const transport = new Transport({ baseUrl: `http://127.0.0.1:${port}/api/v1`, token: 'secret-t0ken', clock, random: () => 0, retry: { maxAttempts: 3 } });
+    const error = (await transport.send(keyedCreate).catch((e: unknown) => e)) as WrsNetworkError;
+    expect(error).toBeInstanceOf(WrsNetworkError);
+    expect(error.attempts).toBe(1);
+    expect(clock.sleeps).toEqual([]);
+    expect(error.message).toContain(`nothing listens at http://127.0.0.1:${port}/api/v1; not retried`);
+    expect(error.message).not.toContain('secret-t0ken');
+    expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reports a port fetch never connects to (WHATWG bad port) at once, without retries', async () => {
     const clock = virtualClock();
     const transport = new Transport({ baseUrl: 'http://127.0.0.1:9/api/v1', token: 'secret-t0ken', clock, random: () => 0, retry: { maxAttempts: 3 } });
     const error = (await transport.send(keyedCreate).catch((e: unknown) => e)) as WrsNetworkError;
     expect(error).toBeInstanceOf(WrsNetworkError);
-    expect(error.attempts).toBe(3);
-    expect(error.message).not.toContain('secret-t0ken');
-    expect(error.requestId).toMatch(/^[0-9a-f-]{36}\.3$/);
+    expect(error.attempts).toBe(1);
+    expect(clock.sleeps).toEqual([]);
+    expect(error.message).toContain('not retried');
   });
 
   it('refuses a base URL that carries credentials or a query, without echoing it', () => {

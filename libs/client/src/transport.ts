@@ -119,6 +119,15 @@ export class Transport {
       }
       // undici's TypeError('fetch failed') says little; its cause names the socket error.
       const reason = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
+      if (isRefused(error)) {
+        // Nothing listens at the base URL: no server got the request, and none will answer a retry
+        // soon. The spec retries answers (429, retryable 5xx); reporting at once beats 8 silent tries.
+        return { kind: 'failure', retryable: false, retryAfterMs: undefined, error: new WrsNetworkError(`${reason} (nothing listens at ${this.baseUrl}; not retried)`, requestId, attempts) };
+      }
+      if (isBadPort(error)) {
+        // fetch refuses ports on the WHATWG "bad port" list before connecting: no retry can succeed.
+        return { kind: 'failure', retryable: false, retryAfterMs: undefined, error: new WrsNetworkError(`${reason} (fetch never connects to the port of ${this.baseUrl}; not retried)`, requestId, attempts) };
+      }
       return { kind: 'failure', retryable: true, retryAfterMs: undefined, error: new WrsNetworkError(reason, requestId, attempts) };
     } finally {
       clearTimeout(timer);
@@ -184,6 +193,19 @@ function checkedBaseUrl(raw: string): string {
     throw new WrsConfigurationError('baseUrl must not carry credentials, a query or a fragment');
   }
   return url.toString().replace(/\/+$/, '');
+}
+
+/** A connection refused outright (ECONNREFUSED), as undici reports it in the error's cause. */
+function isRefused(error: unknown): boolean {
+  // Read by shape: fetch's errors may come from another realm (a test runner's), failing instanceof.
+  const cause = typeof error === 'object' && error !== null ? (error as { cause?: { code?: unknown } }).cause : undefined;
+  return cause?.code === 'ECONNREFUSED';
+}
+
+/** fetch's refusal of a port on the WHATWG "bad port" list (e.g. 9, 25, 6000), made before any connection. */
+function isBadPort(error: unknown): boolean {
+  const cause = typeof error === 'object' && error !== null ? (error as { cause?: { message?: unknown } }).cause : undefined;
+  return cause?.message === 'bad port';
 }
 
 function parseJson(text: string, contentType: string | null): unknown {

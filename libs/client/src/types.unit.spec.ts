@@ -1,4 +1,5 @@
-import type { Run, SuccessBody, VersionInfo, Workspace } from './types';
+import type { components } from './generated/contract';
+import type { Run, RunReset, SuccessBody, VersionInfo, Workspace } from './types';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
@@ -15,8 +16,22 @@ const tiedToTheContract: Record<string, true> = {
   noSuchAnswer: true satisfies Same<SuccessBody<'/runs', 'post', 200>, never>,
 };
 
+type Schemas = components['schemas'];
+
+/** The contract's nullable references (oneOf [X, NullValue]) reach the client as `X | null`, nothing wider. */
+const nullableAsTheServerSendsThem: Record<string, true> = {
+  placement: true satisfies Same<Run['placement'], Schemas['Placement'] | null>,
+  failure: true satisfies Same<Run['failure'], Schemas['Failure'] | null>,
+  cancellation: true satisfies Same<Run['cancellation'], Schemas['Cancellation'] | null>,
+  resetRun: true satisfies Same<RunReset['data']['run'], Run | null>,
+};
+
 describe('the client types', () => {
   it('are tied to the contract operations (a compile-time check)', () => {
     expect(Object.values(tiedToTheContract).every(Boolean)).toBe(true);
+  });
+
+  it('type nullable references as X | null (a compile-time check)', () => {
+    expect(Object.values(nullableAsTheServerSendsThem).every(Boolean)).toBe(true);
   });
 });

@@ -1,12 +1,13 @@
 /**
  * A server fits a pinned contract when it has the same major version and is not older: within a major,
  * contract changes only add (new operations, optional fields), so a client keeps working against newer
- * servers, but not against one that lacks what it was generated from, nor across a major.
+ * servers, but not against one that lacks what it was generated from, nor across a major. Under 0.x
+ * the minor is the major (libs/contracts/CHANGELOG.md: 0.2 -> 0.3 may break), so it must match too.
  */
 export function isCompatibleContract(serverVersion: string, pinnedVersion: string): boolean {
   const server = parse(serverVersion);
   const pinned = parse(pinnedVersion);
-  if (!server || !pinned || server[0] !== pinned[0]) {
+  if (!server || !pinned || server[0] !== pinned[0] || (server[0] === 0 && server[1] !== pinned[1])) {
     return false;
   }
   for (let i = 1; i < 3; i++) {

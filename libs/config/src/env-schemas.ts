@@ -62,6 +62,16 @@ export class CommonEnv extends OperationsEnv {
   @Max(30 * 24 * 3600)
   IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
 
+  /**
+   * Longest lifetime (exp - iat) an accepted token may have. Every service reads it: the revocation
+   * stream keeps a revocation this long (plus clock skew), and every service may (re)create that stream.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(24 * 3600)
+  AUTH_TOKEN_MAX_TTL_SECONDS = 3600;
+
   /** Copies JetStream keeps of each stream: 1 on one server, 3 on a 3-node cluster (production). */
   @Transform(toInt)
   @IsInt()
@@ -92,17 +102,22 @@ export class HttpServiceEnv extends CommonEnv {
   @Matches(/^https?:\/\/[^\s]+$/, { message: 'AUTH_JWKS_URL must be an http(s) URL' })
   AUTH_JWKS_URL?: string;
 
-  /** Longest lifetime (exp - iat) an accepted token may have. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(60)
-  @Max(24 * 3600)
-  AUTH_TOKEN_MAX_TTL_SECONDS = 3600;
-
   /** Origins (comma-separated) whose pages may call the API from a browser (CORS, CSRF origin check). */
   @IsOptional()
   @Matches(/^(https?:\/\/[^\s,]+)(,https?:\/\/[^\s,]+)*$/, { message: 'CORS_ORIGINS must be a comma-separated list of origins' })
   CORS_ORIGINS?: string;
+
+  /**
+   * The origins (scheme://host[:port], comma-separated, no path) users reach the service at, e.g.
+   * https://runs.example.com: a cookie-authenticated change must come from one of them (or from
+   * CORS_ORIGINS). Unset: the request's Host with the connection's own scheme, which is right only when
+   * nothing in front terminates TLS or rewrites Host. Never X-Forwarded-Host/-Proto (a client sets them).
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(,https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?)*$/, {
+    message: 'PUBLIC_ORIGINS must be comma-separated origins (scheme://host[:port], no path, no trailing slash)',
+  })
+  PUBLIC_ORIGINS?: string;
 
   /** File with the key (>= 32 random bytes, base64) of provider-credential fingerprints. */
   @IsOptional()
@@ -169,6 +184,35 @@ export class HttpServiceEnv extends CommonEnv {
   @Min(1)
   @Max(100000)
   SSE_MAX_STREAMS_PER_WORKSPACE = 100;
+
+  /** A client must have sent its request headers within this (then 408 `request_timeout`). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(300000)
+  HTTP_HEADERS_TIMEOUT_MS = 10000;
+
+  /** ... and its whole request, body included; above HTTP_HEADERS_TIMEOUT_MS. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  @Max(3600000)
+  HTTP_REQUEST_TIMEOUT_MS = 30000;
+
+  /**
+   * The proxy hops whose X-Forwarded-For is believed for the client address (Express `trust proxy`:
+   * addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated). Any other peer's header is
+   * ignored: the address is the socket's. It keys the failed-authentication limit.
+   */
+  @Matches(/^[\w.:/,\s-]+$/, { message: 'TRUSTED_PROXIES must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated' })
+  TRUSTED_PROXIES = 'loopback';
+
+  /** Requests with a credential that fails, per client address and minute, before they get 429. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  AUTH_FAILURES_PER_MINUTE = 60;
 }
 
 export class ApiEnv extends HttpServiceEnv {
@@ -236,6 +280,20 @@ export class WorkerEnv extends CommonEnv {
   @Min(10)
   @Max(60000)
   RECONCILE_INTERVAL_MS = 200;
+
+  /** How often each provider's workloads are compared with the runs (stray ones stopped and removed). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3600000)
+  WORKLOAD_CLEANUP_INTERVAL_MS = 30000;
+
+  /** A workload whose run is not projected is kept this long after its creation (then removed if no event names its run). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  WORKLOAD_ORPHAN_GRACE_SECONDS = 120;
 }
 
 export class GatewayEnv extends OperationsEnv {
@@ -254,6 +312,44 @@ export class GatewayEnv extends OperationsEnv {
 
   @Matches(/^http:\/\/[^\s,]+(,http:\/\/[^\s,]+)*$/, { message: 'RELAY_UPSTREAM must be http:// URLs, comma-separated' })
   RELAY_UPSTREAM!: string;
+
+  /** A client must have sent its request headers within this. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(300000)
+  GATEWAY_HEADERS_TIMEOUT_MS = 10000;
+
+  /** ... and its whole request, body included (then 408 `request_timeout`). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  @Max(3600000)
+  GATEWAY_REQUEST_TIMEOUT_MS = 30000;
+
+  /** A client socket with nothing moving either way is closed (event streams send heartbeats within it). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  @Max(3600000)
+  GATEWAY_IDLE_TIMEOUT_MS = 120000;
+
+  /**
+   * An upstream that sends nothing for this long is given up (504 `upstream_timeout` before an answer;
+   * a stream is cut, and resumes with Last-Event-ID); above the relay's SSE_HEARTBEAT_MS. An idle bound,
+   * never a total one: a stream that keeps sending lasts.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  @Max(3600000)
+  GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS = 60000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000000)
+  GATEWAY_MAX_CONNECTIONS = 10000;
 }
 
 /** Variables of `npm run token`: the issuer and audience the services check, and the key folder. */

@@ -3,3 +3,5 @@ export * from './env-schemas';
 export * from './providers';
 export * from './service-runner';
 export * from './failpoint';
+export * from './schema-variables';
+export * from './token-lifetimes';

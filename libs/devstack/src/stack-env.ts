@@ -22,6 +22,16 @@ export class StackEnv extends CommonEnv {
   @Max(65535)
   RELAY_PORT = 0;
 
+  /**
+   * How long each service may take to say where it listens and answer (ms). Generous: on a loaded
+   * machine the first start (cold caches, migrations) took 68 s.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  STACK_START_TIMEOUT_MS = 180_000;
+
   /** Where the development key pair lives (default: .local/keys in the repository). */
   @IsOptional()
   @IsString()

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { parseAnnouncement } from '@wrs/observability';
 
 export interface StackSettings {
   /** Root of the compiled tree (the folder holding apps/ and libs/). */
@@ -14,7 +15,8 @@ export interface StackSettings {
   readonly publicKeyFile: string;
   /** The provider-credential keys: public KEKs for the api, private for the worker, fingerprint key. */
   readonly credentialKeys?: { publicFile: string; privateFile: string; fingerprintKeyFile: string };
-  readonly gatewayPort: number;
+  /** Fixed ports (`npm start`'s PORT, API_PORT, RELAY_PORT); otherwise each process binds port 0 and announces what it got. */
+  readonly gatewayPort?: number;
   readonly apiPort?: number;
   readonly relayPort?: number;
   /** How many processes of each kind (1 by default); the gateway spreads requests over them. */
@@ -57,11 +59,18 @@ export class LocalStack {
   private readonly ports = new Map<ServiceName, number>();
   /** Each process's operator port (health and metrics), never behind the gateway. */
   private readonly metricsPorts = new Map<ServiceName, number>();
+  /** Until a process prints where it listens (its announcement line). */
+  private readonly announced = new Map<ServiceName, Promise<void>>();
+  private readonly onAnnouncement = new Map<ServiceName, (line: string) => void>();
 
   constructor(private readonly settings: StackSettings) {}
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.settings.gatewayPort}/api/v1`;
+    const port = this.ports.get('gateway');
+    if (port === undefined) {
+      throw new Error('the gateway has not started');
+    }
+    return `http://127.0.0.1:${port}/api/v1`;
   }
 
   /** The names of the processes of one kind, e.g. ['stream-relay', 'stream-relay-2']. */
@@ -71,25 +80,42 @@ export class LocalStack {
   }
 
   async start(): Promise<void> {
-    for (const [kind, fixed] of [['api', this.settings.apiPort], ['stream-relay', this.settings.relayPort]] as const) {
-      for (const [i, name] of this.instances(kind).entries()) {
-        this.ports.set(name, i === 0 && fixed ? fixed : await freePort());
+    for (const [kind, fixed] of [['api', this.settings.apiPort], ['stream-relay', this.settings.relayPort], ['gateway', this.settings.gatewayPort]] as const) {
+      if (fixed) {
+        this.ports.set(kind, fixed);
       }
     }
     await this.runToCompletion('migrate');
-    const all = [...this.instances('api'), ...this.instances('stream-relay'), ...this.instances('run-worker'), 'gateway'];
-    for (const service of all) {
-      this.metricsPorts.set(service, await freePort());
-    }
-    for (const service of all) {
+    // The gateway is told where the api and relays are, so it starts once they have said where they listen.
+    const backends = [...this.instances('api'), ...this.instances('stream-relay'), ...this.instances('run-worker')];
+    for (const service of backends) {
       this.startService(service);
     }
-    await waitFor(`${this.baseUrl}/version`, this.settings.startTimeoutMs ?? 30_000);
-    await Promise.all(this.instances('stream-relay').map((name) => this.waitUntilServing(name)));
+    await Promise.all(backends.map((service) => this.waitUntilAnnounced(service)));
+    this.startService('gateway');
+    await this.waitUntilAnnounced('gateway');
+    await waitFor(`${this.baseUrl}/version`, this.startTimeoutMs());
   }
 
+  /**
+   * Starts one process. It binds port 0 (or, started again, the port it had: the gateway still sends
+   * there) and announces what it got.
+   */
   startService(service: ServiceName, envOverrides: Record<string, string> = {}): ChildProcess {
     const child = this.launch(service, { ...this.envFor(service), ...envOverrides });
+    const announced = new Promise<void>((resolve, reject) => {
+      this.onAnnouncement.set(service, (line) => {
+        const addresses = parseAnnouncement(line);
+        if (addresses) {
+          this.record(service, addresses.url, this.ports);
+          this.record(service, addresses.opsUrl, this.metricsPorts);
+          resolve();
+        }
+      });
+      child.once('exit', (code, signal) => reject(new Error(`${service} exited (${signal ?? `code ${code}`}) before it listened`)));
+    });
+    announced.catch(() => undefined); // observed by waitUntilAnnounced; a process may also just be killed
+    this.announced.set(service, announced);
     this.processes.set(service, child);
     this.forwardOutput(service, child);
     return child;
@@ -118,7 +144,7 @@ export class LocalStack {
     await this.waitUntilServing(service);
   }
 
-  /** The port an HTTP service (api, stream-relay or a replica) listens on. */
+  /** The port an HTTP service (api, stream-relay, gateway or a replica) listens on. */
   portOf(service: ServiceName): number | undefined {
     return this.ports.get(service);
   }
@@ -128,11 +154,39 @@ export class LocalStack {
     return this.metricsPorts.get(service);
   }
 
-  /** For an HTTP service: until it answers on its port. */
+  /** Until the service has announced its ports and, for an HTTP service, answers on its port. */
   async waitUntilServing(service: ServiceName): Promise<void> {
+    await this.waitUntilAnnounced(service);
     const port = this.ports.get(service);
-    if (port !== undefined) {
-      await waitFor(`http://127.0.0.1:${port}/api/v1/version`, this.settings.startTimeoutMs ?? 30_000, [200, 401, 404, 405]);
+    if (port !== undefined && service !== 'gateway') {
+      await waitFor(`http://127.0.0.1:${port}/api/v1/version`, this.startTimeoutMs(), [200, 401, 404, 405]);
+    }
+  }
+
+  private async waitUntilAnnounced(service: ServiceName): Promise<void> {
+    const announced = this.announced.get(service);
+    if (!announced) {
+      throw new Error(`${service} was not started`);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${service} did not say where it listens within ${this.startTimeoutMs()} ms`)), this.startTimeoutMs());
+    });
+    try {
+      await Promise.race([announced, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private startTimeoutMs(): number {
+    return this.settings.startTimeoutMs ?? 30_000;
+  }
+
+  private record(service: ServiceName, url: string | undefined, into: Map<ServiceName, number>): void {
+    const port = url ? Number(new URL(url).port) : NaN;
+    if (Number.isInteger(port) && port > 0) {
+      into.set(service, port);
     }
   }
 
@@ -159,15 +213,20 @@ export class LocalStack {
         : {}),
       ...s.extraEnv,
     };
-    const metrics: Record<string, string> = this.metricsPorts.has(service) ? { METRICS_PORT: String(this.metricsPorts.get(service)) } : {};
+    // The operator port is always port 0, also on a restart: nothing holds its old number (unlike the
+    // HTTP port, which the gateway sends to), and a number freed by a killed process may be taken by
+    // then. Tests read it from the announcement (metricsPortOf).
+    const metrics: Record<string, string> = { METRICS_PORT: '0' };
+    const port = String(this.ports.get(service) ?? 0);
     const urls = (kind: 'api' | 'stream-relay'): string =>
       this.instances(kind).map((name) => `http://127.0.0.1:${this.ports.get(name)}`).join(',');
     switch (kindOf(service)) {
       case 'api':
       case 'stream-relay':
-        return { ...common, ...metrics, PORT: String(this.ports.get(service)) };
+        return { ...common, ...metrics, PORT: port };
       case 'gateway':
-        return { PATH: common['PATH'], ...metrics, PORT: String(s.gatewayPort), API_UPSTREAM: urls('api'), RELAY_UPSTREAM: urls('stream-relay') };
+        // The gateway reads its own variables (GATEWAY_*, METRICS_HOST, ...) from extraEnv too; it ignores the rest.
+        return { PATH: common['PATH'], ...s.extraEnv, ...metrics, PORT: port, API_UPSTREAM: urls('api'), RELAY_UPSTREAM: urls('stream-relay') };
       case 'run-worker':
         return { ...common, ...metrics };
       case 'migrate':
@@ -233,7 +292,10 @@ export class LocalStack {
         buffered += chunk;
         const lines = buffered.split('\n');
         buffered = lines.pop() ?? '';
-        lines.forEach((line) => emit(service, line));
+        lines.forEach((line) => {
+          this.onAnnouncement.get(service)?.(line);
+          emit(service, line);
+        });
       });
     }
   }

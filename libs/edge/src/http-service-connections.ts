@@ -3,7 +3,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { createAuthSetup, type AuthSetup } from '@wrs/auth';
 import type { HttpServiceEnv } from '@wrs/config';
 import { connectNats, connectRedis, ensureStreams, streamSettingsOf, StreamNames, TokenRevocations } from '@wrs/messaging';
+import { createLogger, storedKeysAsBearer } from '@wrs/observability';
 import { openDatabase } from '@wrs/persistence';
+import { requestIdOf } from '@wrs/problem';
 import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 
@@ -16,6 +18,8 @@ export interface HttpServiceConnections {
   readonly db: DataSource;
   readonly redis: Redis;
   readonly auth: AuthSetup;
+  /** Revoked tokens and ended sessions, followed from the revocation stream (the relay ends streams by it). */
+  readonly revocations: TokenRevocations;
   close(): Promise<void>;
 }
 
@@ -33,7 +37,8 @@ export async function connectHttpService(
   const names = new StreamNames(config.NAMESPACE);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  await ensureStreams(jsm, names, streamSettingsOf(config));
+  const streamSettings = streamSettingsOf(config);
+  await ensureStreams(jsm, names, streamSettings);
   const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: dbPoolSize }).catch(
     async (error: unknown) => {
       await nc.close();
@@ -43,9 +48,14 @@ export async function connectHttpService(
   const redis = await connectRedis(config.REDIS_URL, (error) =>
     console.error(JSON.stringify({ level: 'warn', service, msg: 'Redis unreachable at start', error: String(error) })),
   );
-  const revocations = new TokenRevocations(js, jsm, names);
+  const revocations = new TokenRevocations(js, jsm, names, streamSettings.revocationRetentionMs);
   await revocations.start();
-  const auth = await createAuthSetup(config, redis, revocations);
+  const logger = createLogger(service, config.LOG_LEVEL);
+  const auth = await createAuthSetup(config, redis, revocations, (req) => {
+    // Which request, never the value: the operator finds the caller by the request id.
+    storedKeysAsBearer.inc();
+    logger.warn({ msg: 'a stored provider credential was sent as a bearer token (answered token_malformed)', requestId: requestIdOf(req) });
+  });
   return {
     nc,
     js,
@@ -54,6 +64,7 @@ export async function connectHttpService(
     db,
     redis,
     auth,
+    revocations,
     close: async () => {
       auth.stop();
       await revocations.stop();

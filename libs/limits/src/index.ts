@@ -1,3 +1,4 @@
 export * from './workspace-limits';
 export * from './rate-limit.guard';
 export * from './limits-from-config';
+export * from './auth-failure-throttle';

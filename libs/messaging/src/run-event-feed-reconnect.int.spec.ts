@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { RunEvent } from '@wrs/domain';
-import { TcpProxy } from '@wrs/testing';
+import { describeNeeding, executableMissing, TcpProxy } from '@wrs/testing';
 import { StreamNames } from './names';
 import { RunEventFeed, type FeedEvent } from './run-event-feed';
 import { RunEventStore } from './run-event-store';
@@ -23,7 +23,7 @@ const log = (index: number): RunEvent => ({ type: 'run.log', data: { index, stre
  * feed now ends its subscriptions when the connection reconnects (the relay ends those streams and the
  * client resumes with Last-Event-ID on a fresh consumer). It needs a NATS server of its own to kill.
  */
-(existsSync(NATS_SERVER) ? describe : describe.skip)('RunEventFeed across a NATS restart (own server, kill -9)', () => {
+describeNeeding(executableMissing(NATS_SERVER, 'apt-get install nats-server'))('RunEventFeed across a NATS restart (own server, kill -9)', () => {
   let dir: string;
   let server: ChildProcess;
   let port: number;

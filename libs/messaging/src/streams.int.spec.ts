@@ -24,7 +24,7 @@ describe('ensureStreams against a real JetStream', () => {
   });
 
   it('creates every stream with the configured retention and replicas, and is safe to call again', async () => {
-    const settings = streamSettingsOf({ IDEMPOTENCY_RETENTION_SECONDS: 600, JETSTREAM_REPLICAS: 1 });
+    const settings = streamSettingsOf({ IDEMPOTENCY_RETENTION_SECONDS: 600, JETSTREAM_REPLICAS: 1, AUTH_TOKEN_MAX_TTL_SECONDS: 3600 });
     await ensureStreams(jsm, names, settings);
     await ensureStreams(jsm, names, settings);
     for (const config of streamConfigs(names, settings)) {
@@ -34,8 +34,22 @@ describe('ensureStreams against a real JetStream', () => {
     expect((await jsm.streams.info(names.commandsStream)).config.max_age).toBe(600 * 1e9);
   });
 
+  it('keeps revocations as long as the longest token they can revoke, plus skew, from the configuration', async () => {
+    const fresh = new StreamNames(`${env.namespace}t`);
+    const day = streamSettingsOf({ IDEMPOTENCY_RETENTION_SECONDS: 600, JETSTREAM_REPLICAS: 1, AUTH_TOKEN_MAX_TTL_SECONDS: 24 * 3600 });
+    await ensureStreams(jsm, fresh, day);
+    const maxAgeSeconds = (await jsm.streams.info(fresh.revocationsStream)).config.max_age / 1e9;
+    expect(maxAgeSeconds).toBeGreaterThanOrEqual(24 * 3600 + 30);
+    // The configuration changes: the stream follows (a shorter maximum shortens it).
+    await ensureStreams(jsm, fresh, streamSettingsOf({ IDEMPOTENCY_RETENTION_SECONDS: 600, JETSTREAM_REPLICAS: 1, AUTH_TOKEN_MAX_TTL_SECONDS: 600 }));
+    expect((await jsm.streams.info(fresh.revocationsStream)).config.max_age / 1e9).toBe(600 + 60);
+    for (const name of [fresh.eventsStream, fresh.commandsStream, fresh.revocationsStream]) {
+      await jsm.streams.delete(name);
+    }
+  });
+
   it('asks JetStream for the replicas it is told: a single server refuses 3, so the setting is really sent', async () => {
-    const settings = streamSettingsOf({ IDEMPOTENCY_RETENTION_SECONDS: 600, JETSTREAM_REPLICAS: 3 });
+    const settings = streamSettingsOf({ IDEMPOTENCY_RETENTION_SECONDS: 600, JETSTREAM_REPLICAS: 3, AUTH_TOKEN_MAX_TTL_SECONDS: 3600 });
     const fresh = new StreamNames(`${env.namespace}r`);
     expect(streamConfigs(fresh, settings).map((c) => c.num_replicas)).toEqual([3, 3, 3]);
     await expect(ensureStreams(jsm, fresh, settings)).rejects.toThrow(/replicas > 1 not supported/);

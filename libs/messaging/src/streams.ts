@@ -1,4 +1,5 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { TOKEN_CLOCK_SKEW_SECONDS } from '@wrs/config';
 import type { StreamNames } from './names';
 
 const NANOS_PER_MS = 1_000_000;
@@ -6,19 +7,38 @@ const NANOS_PER_MS = 1_000_000;
 export interface StreamSettings {
   /** How long an Idempotency-Key claim (and the create command) is kept: the retention window. */
   readonly idempotencyRetentionMs: number;
-  /** How long a revocation is kept: longer than any token can live, after which it is moot. */
-  readonly revocationRetentionMs?: number;
+  /** How long a revocation is kept: as long as any token it can revoke may still be accepted. */
+  readonly revocationRetentionMs: number;
   /** Copies of each stream in a JetStream cluster (1 by default; 3 in production). */
   readonly replicas?: number;
 }
 
 /** The stream settings a service's configuration asks for. */
-export function streamSettingsOf(config: { IDEMPOTENCY_RETENTION_SECONDS: number; JETSTREAM_REPLICAS: number }): StreamSettings {
-  return { idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000, replicas: config.JETSTREAM_REPLICAS };
+export function streamSettingsOf(config: {
+  IDEMPOTENCY_RETENTION_SECONDS: number;
+  JETSTREAM_REPLICAS: number;
+  AUTH_TOKEN_MAX_TTL_SECONDS: number;
+}): StreamSettings {
+  return {
+    idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,
+    revocationRetentionMs: revocationRetentionMs(config.AUTH_TOKEN_MAX_TTL_SECONDS),
+    replicas: config.JETSTREAM_REPLICAS,
+  };
 }
 
-export const DEFAULT_STREAM_SETTINGS: StreamSettings = { idempotencyRetentionMs: 24 * 60 * 60 * 1000 };
-const DEFAULT_REVOCATION_RETENTION_MS = 2 * 60 * 60 * 1000;
+/**
+ * The longest a revoked token can still be accepted after its revocation: its lifetime (at most the
+ * maximum TTL) plus the skew allowed on `exp`, plus the skew allowed on an `iat` slightly in our future.
+ * Sessions end with their token (their lifetime is capped at its `exp`), so no credential lives longer.
+ */
+export function revocationRetentionMs(maxTokenTtlSeconds: number): number {
+  return (maxTokenTtlSeconds + 2 * TOKEN_CLOCK_SKEW_SECONDS) * 1000;
+}
+
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
+  idempotencyRetentionMs: 24 * 60 * 60 * 1000,
+  revocationRetentionMs: revocationRetentionMs(3600),
+};
 
 /** Creates the streams if missing (or brings them in line with the settings); safe from every service at start. */
 export async function ensureStreams(
@@ -59,7 +79,7 @@ export function streamConfigs(names: StreamNames, settings: StreamSettings): Str
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
-    max_age: (settings.revocationRetentionMs ?? DEFAULT_REVOCATION_RETENTION_MS) * NANOS_PER_MS,
+    max_age: settings.revocationRetentionMs * NANOS_PER_MS,
     duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
   }];
 }

@@ -1,5 +1,7 @@
+export * from './announce';
 export * from './logger';
 export * from './request-log';
+export * from './edge-report';
 export * from './log-context';
 export * from './metrics/catalogue';
 export * from './metrics/process-metrics';

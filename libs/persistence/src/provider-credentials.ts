@@ -64,6 +64,18 @@ export class ProviderCredentials {
     return rows.length > 0;
   }
 
+  /**
+   * Every (workspace, region) with a credential for the provider: the clusters the worker looks at for
+   * stray workloads. A credential for any region is listed with region `*` (which it matches).
+   */
+  async placesOf(provider: string): Promise<{ workspaceId: string; region: string }[]> {
+    const rows: { workspace_id: string; region: string | null }[] = await this.db.query(
+      'SELECT DISTINCT workspace_id, region FROM provider_credentials WHERE provider = $1',
+      [provider],
+    );
+    return rows.map((row) => ({ workspaceId: row.workspace_id, region: row.region ?? '*' }));
+  }
+
   /** For the worker at dispatch: the sealed key for a provider (and region, else any region). */
   async forDispatch(workspaceId: string, provider: string, region: string): Promise<ProviderCredentialRecord | null> {
     const rows: Row[] = await this.db.query(

@@ -85,4 +85,19 @@ export class RunQueries {
     );
     return rows.map((row) => toRunView(row.body, Number(row.version)));
   }
+
+  /**
+   * Of these run ids, those projected, each with whether it is terminal: what the cleanup of stray
+   * workloads compares a provider's workloads with. An id that is not a UUID names no run.
+   */
+  async terminality(runIds: readonly string[]): Promise<Map<string, boolean>> {
+    const ids = runIds.filter((id) => UUID.test(id));
+    if (ids.length === 0) {
+      return new Map();
+    }
+    const rows: { id: string; terminal: boolean }[] = await this.db.query('SELECT id, terminal FROM runs WHERE id = ANY($1::uuid[])', [ids]);
+    return new Map(rows.map((row) => [row.id, row.terminal]));
+  }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -67,6 +67,17 @@ export const PROBLEMS = {
   run_not_found: { status: 404, retryable: false, title: 'The run does not exist.' },
   workspace_not_found: { status: 404, retryable: false, title: 'The workspace does not exist.' },
   method_not_allowed: { status: 405, retryable: false, title: 'The method is not allowed on this resource.' },
+  request_timeout: {
+    status: 408,
+    retryable: true,
+    title: 'The request (headers or body) did not arrive in time; the connection is closed.',
+  },
+  expectation_failed: { status: 417, retryable: false, title: 'The Expect header names an expectation this service does not meet.' },
+  body_too_complex: {
+    status: 400,
+    retryable: false,
+    title: 'The JSON body is nested too deeply or has too many members.',
+  },
   not_acceptable: { status: 406, retryable: false, title: 'The requested media type cannot be produced.' },
   provider_credential_not_found: { status: 404, retryable: false, title: 'The provider credential does not exist.' },
   idempotency_conflict: {
@@ -108,6 +119,11 @@ export const PROBLEMS = {
     status: 503,
     retryable: true,
     title: 'A service this request depends on is unavailable.',
+  },
+  upstream_timeout: {
+    status: 504,
+    retryable: true,
+    title: 'The service behind the gateway did not answer in time.',
   },
 } as const satisfies Record<string, ProblemDefinition>;
 

@@ -16,7 +16,8 @@ describe('problem catalogue', () => {
   it('marks 5xx, 429 and the in-flight 409 retryable, and nothing else', () => {
     for (const code of PROBLEM_CODES) {
       const status: number = PROBLEMS[code].status;
-      const expected = status >= 500 || status === 429 || code === 'idempotency_in_flight';
+      // 408: the client may repeat the request (RFC 9110 15.5.9), it was only too slow.
+      const expected = status >= 500 || status === 429 || status === 408 || code === 'idempotency_in_flight';
       expect([code, PROBLEMS[code].retryable]).toEqual([code, expected]);
     }
   });

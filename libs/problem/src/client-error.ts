@@ -1,25 +1,27 @@
-import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { PROBLEMS, type ProblemCode } from './catalogue';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-body';
 
+/** Reason phrases of the statuses answered on a raw socket (the reason is informative only). */
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  417: 'Expectation Failed',
+  431: 'Request Header Fields Too Large',
+};
+
 /**
- * Requests Node's HTTP parser rejects before any handler runs (headers or URL too large, broken HTTP)
- * are answered as problems too, instead of Node's bare text.
+ * A problem written straight to a socket, then the socket ended: for answers given where Node has no
+ * response object (a request its parser refused, a timeout, CONNECT). The connection is always closed,
+ * since what follows on it can no longer be trusted to start a message.
  */
-export function answerClientErrorsWithProblems(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const requestId = randomUUID();
-    const body = JSON.stringify(problemBody(tooLarge ? 'request_header_fields_too_large' : 'bad_request', requestId));
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(
-      `HTTP/1.1 ${status}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nX-Request-ID: ${requestId}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
+export function endSocketWithProblem(socket: Duplex, code: ProblemCode, requestId: string, headers: Record<string, string> = {}): void {
+  const status = PROBLEMS[code].status;
+  const body = JSON.stringify(problemBody(code, requestId));
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nX-Request-ID: ${requestId}\r\n` +
+      `${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -6,4 +6,7 @@ export * from './request-id';
 export * from './json-body';
 export * from './negotiation';
 export * from './client-error';
+export * from './edge-guard';
 export * from './dependency-failure';
+export * from './json-shape';
+export * from './ingress-error-page';

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { JSON_MAX_DEPTH, JSON_MAX_MEMBERS, jsonDepth, jsonMembers } from './json-shape';
 import { ProblemError } from './problem-error';
 
 export interface JsonBodyOptions {
@@ -7,7 +8,9 @@ export interface JsonBodyOptions {
 
 /**
  * Reads JSON request bodies with our own errors: wrong media type is 415, too large is 413 (counted as
- * the bytes arrive, so a lying Content-Length cannot make us buffer more), broken JSON is 400.
+ * the bytes arrive, so a lying Content-Length cannot make us buffer more), broken JSON is 400, and so
+ * is JSON nested deeper than JSON_MAX_DEPTH or with more than JSON_MAX_MEMBERS members and items
+ * (`body_too_complex`), refused here before anything else walks the body.
  */
 export function jsonBodyMiddleware(options: JsonBodyOptions) {
   return (req: Request, _res: Response, next: NextFunction): void => {
@@ -45,12 +48,22 @@ export function jsonBodyMiddleware(options: JsonBodyOptions) {
         return;
       }
       const text = Buffer.concat(chunks).toString('utf8');
+      if (jsonDepth(text) > JSON_MAX_DEPTH) {
+        next(tooComplex());
+        return;
+      }
+      let body: unknown;
       try {
-        req.body = text.length === 0 ? undefined : JSON.parse(text);
+        body = text.length === 0 ? undefined : JSON.parse(text);
       } catch {
         next(new ProblemError('malformed_json'));
         return;
       }
+      if (jsonMembers(body) > JSON_MAX_MEMBERS) {
+        next(tooComplex());
+        return;
+      }
+      req.body = body;
       next();
     });
     req.on('error', () => {
@@ -60,6 +73,10 @@ export function jsonBodyMiddleware(options: JsonBodyOptions) {
       }
     });
   };
+}
+
+function tooComplex(): ProblemError {
+  return new ProblemError('body_too_complex', { params: { maxDepth: JSON_MAX_DEPTH, maxMembers: JSON_MAX_MEMBERS } });
 }
 
 function hasBody(req: Request): boolean {

@@ -1,4 +1,6 @@
 import { contractValidator } from './contract-client';
+import type { ObservedResponse } from './contract-validator';
+import { parseJsonOrUndefined } from './parse-json';
 
 export interface CheckedFetch {
   /** A fetch that records each exchange and checks each answer against the contract. */
@@ -9,6 +11,9 @@ export interface CheckedFetch {
   readonly violations: string[];
 }
 
+/** The contract's server URL: what follows it in a URL names the operation. */
+const API_PREFIX = '/api/v1';
+
 /**
  * For a client under test: its real fetch, with every answer validated against the contract by the
  * operation its method and path name (event streams: status and headers; their events are checked by
@@ -17,15 +22,8 @@ export interface CheckedFetch {
 export function contractCheckedFetch(apiRoot: string): CheckedFetch {
   const sent: CheckedFetch['sent'] = [];
   const violations: string[] = [];
-  const operations = contractValidator()
-    .operations()
-    .map((op) => {
-      const [method, template] = op.split(' ') as [string, string];
-      const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/:]+')}$`);
-      return { method, template, pattern };
-    });
   const checked: typeof fetch = async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
+    const url = urlOf(input);
     const method = (init?.method ?? 'GET').toUpperCase();
     const record: CheckedFetch['sent'][number] = { method, url, headers: new Headers(init?.headers), at: Date.now() };
     sent.push(record);
@@ -33,15 +31,14 @@ export function contractCheckedFetch(apiRoot: string): CheckedFetch {
     record.status = response.status;
     record.retryAfter = response.headers.get('retry-after');
     const path = new URL(url).pathname.slice(new URL(apiRoot).pathname.length);
-    const operation = operations.find((op) => op.method === method && op.pattern.test(path));
-    if (!operation) {
+    const template = contractValidator().operationFor(method, path);
+    if (!template) {
+      // A client only calls operations of the contract: any other request is its bug.
       violations.push(`${method} ${path} is no operation of the contract`);
       return response;
     }
-    const isStream = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
-    const text = isStream ? '' : await response.clone().text();
     try {
-      contractValidator().assertResponse(method, operation.template, { status: response.status, headers: response.headers, text, body: parse(text) });
+      contractValidator().assertResponse(method, template, await observe(response));
     } catch (error) {
       violations.push((error as Error).message);
     }
@@ -50,10 +47,43 @@ export function contractCheckedFetch(apiRoot: string): CheckedFetch {
   return { fetch: checked, sent, violations };
 }
 
-function parse(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
+/**
+ * A test's own request to the API (under /api/v1), for what ContractClient cannot send or read (an
+ * event stream, a method or path outside the contract): the answer is checked against the contract and
+ * returned untouched; a violation throws.
+ */
+export async function apiFetch(url: string, init?: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  assertApiAnswer(init?.method ?? 'GET', url, await observe(response));
+  return response;
+}
+
+/**
+ * Checks an answer from the API by the operation its method and URL name; a request that names none
+ * must have been answered 404 `route_not_found` or 405 `method_not_allowed`.
+ */
+export function assertApiAnswer(method: string, url: string, observed: ObservedResponse): void {
+  const pathname = new URL(url).pathname;
+  const at = pathname.indexOf(API_PREFIX);
+  if (at === -1) {
+    throw new Error(`${url} is not under ${API_PREFIX}: not an API request`);
   }
+  const path = pathname.slice(at + API_PREFIX.length);
+  const template = contractValidator().operationFor(method, path);
+  if (template) {
+    contractValidator().assertResponse(method.toUpperCase(), template, observed);
+  } else {
+    contractValidator().assertOutsideContract(method.toUpperCase(), path, observed);
+  }
+}
+
+/** Status, headers and (from a clone) the body; an event stream's body is left to whoever reads it. */
+async function observe(response: Response): Promise<ObservedResponse> {
+  const isStream = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  const text = isStream ? '' : await response.clone().text();
+  return { status: response.status, headers: response.headers, text, body: parseJsonOrUndefined(text) };
+}
+
+function urlOf(input: Parameters<typeof fetch>[0]): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
 }

@@ -1,4 +1,5 @@
 import { ContractValidator, type ObservedResponse } from './contract-validator';
+import { parseJsonOrUndefined } from './parse-json';
 
 export interface CallOptions {
   readonly token?: string;
@@ -18,6 +19,12 @@ export class ContractClient {
 
   async call(operation: string, path: string, options: CallOptions = {}): Promise<ObservedResponse> {
     const [method, template] = operation.split(' ') as [string, string];
+    // The answer is checked by the operation named here: a path that names another would check it
+    // against the wrong schema.
+    const named = validator.operationFor(method, path);
+    if (named !== template) {
+      throw new Error(`${method} ${path} names ${named ? `the operation ${method} ${named}` : 'no operation of the contract'}, not ${operation}`);
+    }
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) {
       headers['authorization'] = `Bearer ${options.token}`;
@@ -29,7 +36,7 @@ export class ContractClient {
     }
     const res = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
-    const observed: ObservedResponse = { status: res.status, headers: res.headers, text, body: parseJson(text) };
+    const observed: ObservedResponse = { status: res.status, headers: res.headers, text, body: parseJsonOrUndefined(text) };
     validator.assertResponse(method, template, observed);
     return observed;
   }
@@ -37,12 +44,4 @@ export class ContractClient {
 
 export function contractValidator(): ContractValidator {
   return validator;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
 }

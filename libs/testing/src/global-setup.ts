@@ -12,7 +12,13 @@ declare global {
  * the tests use the servers named by NATS_URL, DATABASE_URL and REDIS_URL (loopback by default).
  */
 export default async function globalSetup(): Promise<void> {
-  if (process.env['WRS_TEST_INFRA'] === 'environment' || !(await engineReachable())) {
+  const wanted = process.env['WRS_TEST_INFRA'];
+  const reachable = wanted !== 'environment' && (await engineReachable());
+  if (wanted === 'testcontainers' && !reachable) {
+    // Asked for by name (CI's Testcontainers pass): falling back would run the tier on something else.
+    throw new Error(`WRS_TEST_INFRA=testcontainers, but no container engine answers at ${process.env['DOCKER_HOST'] ?? 'the default socket'}`);
+  }
+  if (!reachable) {
     process.env[INFRA_ENV.source] = 'environment';
     console.log('\n[test infrastructure] using the servers named by the environment');
     return;

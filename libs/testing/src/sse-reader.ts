@@ -1,3 +1,8 @@
+import { assertApiAnswer } from './contract-checked-fetch';
+import { contractValidator } from './contract-client';
+import { patience } from './patience';
+import { parseJsonOrUndefined } from './parse-json';
+
 export interface SseEvent {
   readonly id: string | undefined;
   readonly event: string;
@@ -18,6 +23,7 @@ export interface SseResult {
 /**
  * Reads a text/event-stream over a real socket and parses it as the WHATWG spec says (fields, blank
  * line dispatch, comments). Stops when the server ends the stream, `until` is satisfied, or time runs out.
+ * The answer is held to the contract: a stream's status, headers and content type, any other answer whole.
  */
 export async function readSse(
   url: string,
@@ -25,7 +31,7 @@ export async function readSse(
   options: { until?: (events: SseEvent[]) => boolean; timeoutMs?: number } = {},
 ): Promise<SseResult> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 10_000);
+  const timer = setTimeout(() => controller.abort(), patience(options.timeoutMs ?? 10_000));
   const res = await fetch(url, { headers, signal: controller.signal });
   const events: SseEvent[] = [];
   let comments = 0;
@@ -33,7 +39,16 @@ export async function readSse(
   let endedByServer = false;
   if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     clearTimeout(timer);
-    return { status: res.status, headers: res.headers, events, comments, endedByServer: true, text: await res.text() };
+    const whole = await res.text();
+    assertApiAnswer('GET', url, { status: res.status, headers: res.headers, text: whole, body: parseJsonOrUndefined(whole) });
+    return { status: res.status, headers: res.headers, events, comments, endedByServer: true, text: whole };
+  }
+  try {
+    assertApiAnswer('GET', url, { status: res.status, headers: res.headers, text: '', body: undefined });
+  } catch (error) {
+    clearTimeout(timer);
+    controller.abort();
+    throw error;
   }
   let buffer = '';
   let current: { id?: string; event?: string; data: string[] } = { data: [] };
@@ -79,5 +94,15 @@ export async function readSse(
   } finally {
     clearTimeout(timer);
   }
+  events.forEach(assertContractEvent);
   return { status: res.status, headers: res.headers, events, comments, endedByServer, text };
+}
+
+/** Every event a stream delivers is held to the contract too: its `data:` to its schema, its name to its type. */
+export function assertContractEvent(event: SseEvent): void {
+  const data = parseJsonOrUndefined(event.data) as { type?: unknown } | undefined;
+  contractValidator().assertSchema(event.event === 'reset' ? 'RunReset' : 'RunEvent', data);
+  if (data?.type !== event.event) {
+    throw new Error(`SSE event ${event.id ?? '(no id)'}: named ${event.event} but its data says type ${String(data?.type)}`);
+  }
 }

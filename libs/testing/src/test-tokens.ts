@@ -1,8 +1,9 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyIdOf, mintAccessToken, type SigningKey } from '@wrs/auth';
+import { keyIdOf, type SigningKey } from '@wrs/auth';
+import { accessClaims, signJwt } from './sign-jwt';
 
 export const TEST_ISSUER = 'workload-run-service-dev';
 export const TEST_AUDIENCE = 'workload-run-service';
@@ -16,13 +17,20 @@ export function testSigningKey(): { key: SigningKey; publicKeyFile: string } {
   return { key: { kid: keyIdOf(publicKey), privateKey }, publicKeyFile };
 }
 
+/**
+ * A token as an identity provider would issue it, signed synchronously (tests build tokens inline) by
+ * a signer independent of the service's: jose verifies what another implementation signed, as in
+ * production, where tokens come from an identity provider.
+ */
 export function testToken(key: SigningKey, workspaceId: string, overrides: { ttlSeconds?: number; now?: number } = {}): string {
-  return mintAccessToken(key, {
-    issuer: TEST_ISSUER,
-    audience: TEST_AUDIENCE,
-    workspaceId,
-    subject: 'test-user',
-    ttlSeconds: overrides.ttlSeconds ?? 300,
-    ...(overrides.now !== undefined ? { now: overrides.now } : {}),
+  const now = Math.floor((overrides.now ?? Date.now()) / 1000);
+  const claims = accessClaims(workspaceId, {
+    iss: TEST_ISSUER,
+    aud: TEST_AUDIENCE,
+    iat: now,
+    nbf: now,
+    exp: now + (overrides.ttlSeconds ?? 300),
+    jti: randomUUID(),
   });
+  return signJwt({ alg: 'EdDSA', typ: 'at+jwt', kid: key.kid }, claims, key.privateKey);
 }

@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -11,10 +10,10 @@ import {
   MaxLength,
   Min,
   MinLength,
-  ValidateNested,
   registerDecorator,
   type ValidationOptions,
 } from 'class-validator';
+import { NestedDto, UserKeyedMap } from '../validation/body-shape';
 import { OptionalNotNull } from '../validation/optional';
 
 /** An image reference: [registry[:port]/]path[:tag][@digest], lower-case path, no spaces. */
@@ -27,22 +26,24 @@ function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
       name: 'isEnvMap',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: {
-        message: 'env must map variable names (at most 128 characters) to strings (at most 4096), at most 64 entries',
-        context: { limit: 64 },
-        ...options,
-      },
+      options: { context: { limit: 64 }, ...options },
       validator: {
         validate: (value: unknown) =>
-          typeof value === 'object' &&
-          value !== null &&
-          !Array.isArray(value) &&
-          Object.keys(value).length <= 64 &&
-          Object.entries(value).every(
-            ([k, v]) => ENV_NAME.test(k) && k.length <= 128 && typeof v === 'string' && v.length <= 4096,
-          ),
+          typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length <= 64 && refusedEnvKeys(value).length === 0,
+        // The keys refused are named: a client must see which of its variables was the problem.
+        defaultMessage: (args) => {
+          const refused = typeof args?.value === 'object' && args.value !== null ? refusedEnvKeys(args.value as object) : [];
+          const rule = 'env must map variable names (at most 128 characters) to strings (at most 4096), at most 64 entries';
+          return refused.length > 0 ? `${rule}; refused: ${refused.map((k) => JSON.stringify(k)).join(', ')}` : rule;
+        },
       },
     });
+}
+
+function refusedEnvKeys(value: object): string[] {
+  return Object.entries(value)
+    .filter(([k, v]) => !(ENV_NAME.test(k) && k.length <= 128 && typeof v === 'string' && v.length <= 4096))
+    .map(([k]) => k);
 }
 
 /** Kubernetes quantities, as the contract's Resources schema. */
@@ -81,6 +82,7 @@ export class WorkloadDto {
 
   @OptionalNotNull()
   @IsEnvMap()
+  @UserKeyedMap()
   env?: Record<string, string>;
 
   @OptionalNotNull()
@@ -91,16 +93,14 @@ export class WorkloadDto {
 
   @OptionalNotNull()
   @IsObject()
-  @ValidateNested()
-  @Type(() => ResourcesDto)
+  @NestedDto(() => ResourcesDto)
   resources?: ResourcesDto;
 }
 
 export class CreateRunDto {
   @IsDefined()
   @IsObject()
-  @ValidateNested()
-  @Type(() => WorkloadDto)
+  @NestedDto(() => WorkloadDto)
   workload!: WorkloadDto;
 
   @IsString()

@@ -4,6 +4,12 @@ import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
 
 export const SESSION_TTL = Symbol('SESSION_TTL');
+/** Tells every replica that a session signed out (the revocation stream): its open event streams end. */
+export const SESSION_ENDS = Symbol('SESSION_ENDS');
+
+export interface SessionEnds {
+  endSession(sessionId: string): Promise<void>;
+}
 
 interface SessionResource {
   workspaceId: string;
@@ -21,6 +27,7 @@ export class SessionsController {
   constructor(
     private readonly sessions: SessionStore,
     @Inject(SESSION_TTL) private readonly ttlSeconds: number,
+    @Inject(SESSION_ENDS) private readonly ends: SessionEnds,
   ) {}
 
   @Post()
@@ -29,14 +36,16 @@ export class SessionsController {
     if (principal.via !== 'bearer') {
       throw new ProblemError('token_missing', { detail: 'a session is made from a bearer token' });
     }
-    const expiresAt = Math.floor(Date.now() / 1000) + this.ttlSeconds;
+    // A session never outlives the token it was made from: revoking or expiring the token ends it.
+    const now = Math.floor(Date.now() / 1000);
+    const expiresAt = Math.min(now + this.ttlSeconds, principal.expiresAt);
     const { id, session } = await this.sessions.create({
       workspaceId: principal.workspaceId,
       subject: principal.subject,
       tokenId: principal.tokenId,
       expiresAt,
     });
-    res.status(201).setHeader('Set-Cookie', sessionCookie(id, this.ttlSeconds));
+    res.status(201).setHeader('Set-Cookie', sessionCookie(id, expiresAt - now));
     res.setHeader('Cache-Control', 'no-store');
     return { workspaceId: session.workspaceId, subject: session.subject, expiresAt: iso(expiresAt), csrfToken: session.csrfToken };
   }
@@ -65,6 +74,7 @@ export class SessionsController {
       throw new ProblemError('session_invalid');
     }
     await this.sessions.delete(principal.sessionId);
+    await this.ends.endSession(principal.sessionId);
     res.setHeader('Set-Cookie', clearedSessionCookie());
   }
 }

@@ -30,6 +30,7 @@ export function sumOf(samples: readonly PromSample[], name: string, labels: Reco
 }
 
 export async function scrape(port: number): Promise<PromSample[]> {
+  // An operator port, not the API: no contract operation to hold it to.
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   if (res.status !== 200) {
     throw new Error(`/metrics answered ${res.status}`);

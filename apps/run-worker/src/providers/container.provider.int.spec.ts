@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { toRunView, type RunView } from '@wrs/domain';
+import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding } from '@wrs/testing';
 import { ContainerProvider } from './container.provider';
 import { EngineClient } from './engine-client';
 
-const SOCKET = process.env['WRS_TEST_CONTAINER_SOCKET'] ?? '/run/podman/podman.sock';
-const IMAGE = process.env['WRS_TEST_CONTAINER_IMAGE'] ?? 'localhost/wrs-test/base:bookworm';
+const SOCKET = CONTAINER_SOCKET;
+const IMAGE = CONTAINER_IMAGE;
 
 function runOf(command: string, resources?: RunView['workload']['resources']): RunView {
   const at = new Date().toISOString();
@@ -18,23 +19,12 @@ function runOf(command: string, resources?: RunView['workload']['resources']): R
   );
 }
 
-describe('ContainerProvider against a real engine', () => {
+describeNeeding(containerEngineMissing())('ContainerProvider against a real engine', () => {
   const engine = new EngineClient(SOCKET);
   const provider = new ContainerProvider(engine);
-  let ready = false;
   const placement = { provider: 'container', region: 'local', reason: 'test', candidates: [] };
 
-  beforeAll(async () => {
-    ready = await engine.call('GET', `/images/${encodeURIComponent(IMAGE)}/json`).then((r) => r.status === 200, () => false);
-    if (!ready) {
-      console.warn(`SKIPPED: no container engine at ${SOCKET} with image ${IMAGE}`);
-    }
-  });
-
   it('submitting again for the same run re-attaches: a finished workload never runs twice', async () => {
-    if (!ready) {
-      return;
-    }
     const run = runOf('echo once');
     await provider.submit(run, placement);
     for (let i = 0; i < 50 && (await provider.observe(run)).phase !== 'exited'; i++) {
@@ -49,9 +39,6 @@ describe('ContainerProvider against a real engine', () => {
   });
 
   it('applies the workload\'s resources as the container\'s limits', async () => {
-    if (!ready) {
-      return;
-    }
     const cg = '/sys/fs/cgroup';
     const show =
       `if [ -f ${cg}/memory.max ]; then cat ${cg}/memory.max ${cg}/cpu.max; ` +

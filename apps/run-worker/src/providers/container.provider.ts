@@ -1,10 +1,12 @@
 import type { Placement, RunView } from '@wrs/domain';
 import { demultiplexLogs, EngineClient } from './engine-client';
-import { ProviderError, type LogLine, type Observation, type RunProvider } from './provider';
+import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { cpuNanos, memoryBytes } from './quantities';
 
 const LABEL_RUN = 'io.workload-run-service.run';
 const LABEL_WORKSPACE = 'io.workload-run-service.workspace';
+/** The installation (NAMESPACE) that made the container: the cleanup never touches another's. */
+const LABEL_OWNER = 'io.workload-run-service.owner';
 
 /**
  * Runs a workload as a real container on a Docker Engine API endpoint (Docker, or Podman's service).
@@ -16,6 +18,8 @@ export class ContainerProvider implements RunProvider {
   constructor(
     private readonly engine: EngineClient,
     readonly name = 'container',
+    /** Written on every container and required by listHeld: several installations may share one engine. */
+    private readonly owner = 'wrs',
   ) {}
 
   async submit(run: RunView, _placement: Placement): Promise<void> {
@@ -27,7 +31,7 @@ export class ContainerProvider implements RunProvider {
         ...(run.workload.command ? { Entrypoint: run.workload.command } : {}),
         ...(run.workload.args ? { Cmd: run.workload.args } : {}),
         Env: Object.entries(run.workload.env ?? {}).map(([k, v]) => `${k}=${v}`),
-        Labels: { [LABEL_RUN]: run.runId, [LABEL_WORKSPACE]: run.workspaceId },
+        Labels: { [LABEL_RUN]: run.runId, [LABEL_WORKSPACE]: run.workspaceId, [LABEL_OWNER]: this.owner },
         HostConfig: { NetworkMode: 'none', ...limitsOf(run) },
       });
       if (created.status === 404) {
@@ -89,6 +93,31 @@ export class ContainerProvider implements RunProvider {
 
   async release(run: RunView): Promise<void> {
     await this.engine.call('DELETE', `/containers/${containerName(run)}?force=true`);
+  }
+
+  async listHeld(): Promise<HeldWorkload[]> {
+    const filters = encodeURIComponent(JSON.stringify({ label: [LABEL_RUN, `${LABEL_OWNER}=${this.owner}`] }));
+    const res = await this.engine.call('GET', `/containers/json?all=true&filters=${filters}`);
+    if (res.status !== 200) {
+      throw new ProviderError('provider_error', `the container engine answered HTTP ${res.status} to a list of containers`);
+    }
+    const listed = JSON.parse(res.body.toString()) as { Id: string; Created: number; Labels?: Record<string, string> | null }[];
+    return listed.flatMap((c) => {
+      const runId = c.Labels?.[LABEL_RUN];
+      // The engine filters by label, but one that ignored the filter must not make us remove strangers.
+      if (!runId || c.Labels?.[LABEL_OWNER] !== this.owner) {
+        return [];
+      }
+      return [{ runId, workspaceId: c.Labels[LABEL_WORKSPACE] ?? null, createdAtMs: c.Created * 1000, handle: c.Id }];
+    });
+  }
+
+  async removeHeld(workload: HeldWorkload): Promise<void> {
+    // force: a running container is killed first (stop and remove in one call).
+    const res = await this.engine.call('DELETE', `/containers/${workload.handle}?force=true`);
+    if (res.status !== 204 && res.status !== 200 && res.status !== 404) {
+      throw new ProviderError('provider_error', `the container engine did not remove container ${workload.handle} (HTTP ${res.status})`);
+    }
   }
 }
 

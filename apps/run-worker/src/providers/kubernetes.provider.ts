@@ -1,8 +1,9 @@
 import { parseKubernetesCredential } from '@wrs/credentials';
 import { LOG_LIMITS, type Placement, type RunView } from '@wrs/domain';
-import { ProviderError, type LogLine, type Observation, type RunProvider } from './provider';
+import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { certainlyNotCreated, describeFailure, kubernetesApis, statusOf, within, type KubernetesApis } from './kubernetes/kubernetes-api';
 import { jobFor, jobName, LABEL_RUN, WORKLOAD_CONTAINER } from './kubernetes/kubernetes-job';
+import { heldJobs, heldSelector, parseHandle, type ClusterPlace } from './kubernetes/kubernetes-held';
 import { observationOf } from './kubernetes/kubernetes-observation';
 
 /** Opens the workspace's stored credential for a provider and region (null: the workspace has none). */
@@ -13,9 +14,16 @@ export interface KubernetesProviderOptions {
   readonly credentialTtlMs: number;
   /** The longest the provider waits for one API call. */
   readonly callTimeoutMs: number;
+  /** This installation (NAMESPACE), labelled on every Job: listHeld finds only its own. */
+  readonly owner: string;
+  /**
+   * The clusters listHeld looks at besides those this process has used: every workspace credential
+   * for this provider (a restarted worker has used none yet).
+   */
+  readonly places: () => Promise<readonly ClusterPlace[]>;
 }
 
-const DEFAULTS: KubernetesProviderOptions = { credentialTtlMs: 30_000, callTimeoutMs: 10_000 };
+const DEFAULTS: KubernetesProviderOptions = { credentialTtlMs: 30_000, callTimeoutMs: 10_000, owner: 'wrs', places: () => Promise.resolve([]) };
 /** Bytes of a pod's log read per poll: as many as the run can keep as events, and no more. */
 const LOG_BYTES = LOG_LIMITS.maxLinesPerRun * (LOG_LIMITS.maxLineLength + 1);
 
@@ -27,6 +35,8 @@ const LOG_BYTES = LOG_LIMITS.maxLinesPerRun * (LOG_LIMITS.maxLineLength + 1);
 export class KubernetesProvider implements RunProvider {
   private readonly options: KubernetesProviderOptions;
   private readonly opened = new Map<string, { apis: KubernetesApis; until: number }>();
+  /** Every cluster place this process opened, by cache key: what listHeld looks at without `places`. */
+  private readonly used = new Map<string, ClusterPlace>();
 
   constructor(
     readonly name: string,
@@ -46,7 +56,7 @@ export class KubernetesProvider implements RunProvider {
     }
     const apis = this.remember(run.workspaceId, placement, await kubernetesApis(usableCredential(credential)));
     try {
-      await this.call('create the Job', apis.batch.createNamespacedJob({ namespace: apis.namespace, body: jobFor(run, apis.namespace) }));
+      await this.call('create the Job', apis.batch.createNamespacedJob({ namespace: apis.namespace, body: jobFor(run, apis.namespace, this.options.owner) }));
     } catch (error) {
       if (statusOf(error) === 409) {
         return; // Created by an earlier attempt at this dispatch: re-attach.
@@ -107,6 +117,41 @@ export class KubernetesProvider implements RunProvider {
     await this.deleteJob(run);
   }
 
+  async listHeld(): Promise<HeldWorkload[]> {
+    const places = new Map(this.used);
+    for (const place of await this.options.places()) {
+      places.set(cacheKey(place.workspaceId, { provider: this.name, region: place.region }), place);
+    }
+    const held = new Map<string, HeldWorkload>();
+    const failures: unknown[] = [];
+    for (const place of places.values()) {
+      try {
+        const apis = await this.apisAt(place.workspaceId, { provider: this.name, region: place.region });
+        const list = await this.call('list the Jobs', apis.batch.listNamespacedJob({ namespace: apis.namespace, labelSelector: heldSelector(this.options.owner) }));
+        // Two workspaces may name the same cluster and namespace: one entry per run (its one Job).
+        heldJobs(list.items, place, this.options.owner).forEach((w) => held.set(w.runId, w));
+      } catch (error) {
+        failures.push(error); // One unreachable cluster must not hide the others; the next pass tries it again.
+      }
+    }
+    if (held.size === 0 && failures.length > 0) {
+      throw failures[0];
+    }
+    return [...held.values()];
+  }
+
+  async removeHeld(workload: HeldWorkload): Promise<void> {
+    const { place, name } = parseHandle(workload.handle);
+    const apis = await this.apisAt(place.workspaceId, { provider: this.name, region: place.region });
+    try {
+      await this.call('delete the Job', apis.batch.deleteNamespacedJob({ name, namespace: apis.namespace, propagationPolicy: 'Background' }));
+    } catch (error) {
+      if (statusOf(error) !== 404) {
+        throw error;
+      }
+    }
+  }
+
   private async deleteJob(run: RunView): Promise<void> {
     const apis = await this.apisFor(run).catch((error: unknown) => {
       if (error instanceof ProviderError && error.code === 'provider_credential_missing') {
@@ -140,20 +185,25 @@ export class KubernetesProvider implements RunProvider {
     if (!placement) {
       throw new ProviderError('provider_error', 'the run has not been placed');
     }
-    const key = cacheKey(run.workspaceId, placement);
-    const cached = this.opened.get(key);
+    return this.apisAt(run.workspaceId, placement);
+  }
+
+  private async apisAt(workspaceId: string, placement: Pick<Placement, 'provider' | 'region'>): Promise<KubernetesApis> {
+    const cached = this.opened.get(cacheKey(workspaceId, placement));
     if (cached && cached.until > this.clock()) {
       return cached.apis;
     }
-    const credential = await this.lookup(run.workspaceId, placement.provider, placement.region);
+    const credential = await this.lookup(workspaceId, placement.provider, placement.region);
     if (credential === null) {
       throw new ProviderError('provider_credential_missing', `the workspace no longer has a credential for provider ${placement.provider}`);
     }
-    return this.remember(run.workspaceId, placement, await kubernetesApis(usableCredential(credential)));
+    return this.remember(workspaceId, placement, await kubernetesApis(usableCredential(credential)));
   }
 
   private remember(workspaceId: string, placement: Pick<Placement, 'provider' | 'region'>, apis: KubernetesApis): KubernetesApis {
-    this.opened.set(cacheKey(workspaceId, placement), { apis, until: this.clock() + this.options.credentialTtlMs });
+    const key = cacheKey(workspaceId, placement);
+    this.opened.set(key, { apis, until: this.clock() + this.options.credentialTtlMs });
+    this.used.set(key, { workspaceId, region: placement.region });
     return apis;
   }
 

@@ -16,6 +16,17 @@ export class ProviderError extends Error {
   }
 }
 
+/** A workload a provider holds, found by its run label: what the cleanup of stray workloads looks at. */
+export interface HeldWorkload {
+  readonly runId: string;
+  /** The workspace its labels name, or null when they do not say. */
+  readonly workspaceId: string | null;
+  /** When the provider created it, in ms since the epoch. */
+  readonly createdAtMs: number;
+  /** Where the provider finds it again to remove it (provider-specific). */
+  readonly handle: string;
+}
+
 export type Observation =
   | { readonly phase: 'pending' }
   | { readonly phase: 'running' }
@@ -45,4 +56,11 @@ export interface RunProvider {
   probe?(): Promise<void>;
   /** Frees what the run held once it is over (a container, a Job); optional. */
   release?(run: RunView): Promise<void>;
+  /**
+   * Every workload of this installation the provider holds (by its run and owner labels), whatever
+   * its run's state: level-triggered cleanup compares them with the runs. Absent: nothing to clean.
+   */
+  listHeld?(): Promise<HeldWorkload[]>;
+  /** Stops and removes one listed workload; one already gone is not an error. */
+  removeHeld?(workload: HeldWorkload): Promise<void>;
 }

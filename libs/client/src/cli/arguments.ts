@@ -7,15 +7,18 @@ export const USAGE = `usage: wrs [--json] <command>
   workspace                            the workspace the token is bound to, with its limits
   runs create --image IMAGE --provider P --region R
               [--command C]... [--arg A]... [--env K=V]... [--timeout SECONDS]
-              [--idempotency-key KEY] [--follow] [-- COMMAND...]
+              [--idempotency-key KEY] [--follow [--workload-exit-code]] [-- COMMAND...]
+  runs list [--state S]... [--created-after TIME] [--created-before TIME]
+            [--idempotency-key KEY] [--limit N] [--cursor CURSOR]
   runs get RUN_ID
-  runs events RUN_ID [--follow] [--after EVENT_ID]
+  runs events RUN_ID [--follow [--workload-exit-code]] [--after EVENT_ID]
   runs cancel RUN_ID
   token --workspace ID [--ttl SECONDS] [--print]   (development: from a repository checkout)
 
 Token: WRS_TOKEN or "token" in ~/.config/wrs/config.json (WRS_CONFIG; mode 600), never a flag.
 Base URL: WRS_BASE_URL or "baseUrl" in the config file (default http://127.0.0.1:8080/api/v1).
-Exit codes: 0 ok/succeeded, 1 run failed, 2 usage, 3 run canceled, 4 API error, 5 network error, 130 interrupted.`;
+Exit codes: 0 ok/succeeded, 1 run failed, 2 usage, 3 run canceled, 4 API error, 5 network error, 130 interrupted;
+with --workload-exit-code, a followed run that ended with an exit code exits with it.`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -33,6 +36,12 @@ const OPTIONS = {
   workspace: { type: 'string' },
   ttl: { type: 'string' },
   print: { type: 'boolean' },
+  'workload-exit-code': { type: 'boolean' },
+  state: { type: 'string', multiple: true },
+  'created-after': { type: 'string' },
+  'created-before': { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -42,9 +51,10 @@ export type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; all
 const ALLOWED: Record<string, readonly OptionName[]> = {
   version: [],
   workspace: [],
-  'runs create': ['image', 'command', 'arg', 'env', 'provider', 'region', 'timeout', 'idempotency-key', 'follow'],
+  'runs create': ['image', 'command', 'arg', 'env', 'provider', 'region', 'timeout', 'idempotency-key', 'follow', 'workload-exit-code'],
+  'runs list': ['state', 'created-after', 'created-before', 'idempotency-key', 'limit', 'cursor'],
   'runs get': [],
-  'runs events': ['follow', 'after'],
+  'runs events': ['follow', 'after', 'workload-exit-code'],
   'runs cancel': [],
   token: ['workspace', 'ttl', 'print'],
 };
@@ -90,6 +100,9 @@ export function parseInvocation(argv: string[]): Invocation {
   }
   if (rest.length > 0 && command !== 'runs create') {
     throw new UsageError(`only runs create takes a command after --`);
+  }
+  if (values['workload-exit-code'] && !values.follow) {
+    throw new UsageError('--workload-exit-code needs --follow (the exit code is known when the run ends)');
   }
   const needsRunId = ['runs get', 'runs events', 'runs cancel'].includes(command);
   if (needsRunId && !operand) {

@@ -16,7 +16,11 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+/**
+ * One of EXIT, or (with --workload-exit-code) the followed workload's own exit code, 0-255: a number,
+ * since a workload may exit with any of them.
+ */
+export type ExitCode = number;
 
 /** A mistake in how wrs was called or configured. */
 export class UsageError extends Error {

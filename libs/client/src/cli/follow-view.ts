@@ -10,9 +10,12 @@ import { describeEvent, itemJson } from './render';
  * time since following began, and (on a terminal) a live status line with the state and elapsed time.
  * With --json, every event is one JSON line on stdout. Returns the exit code the run's end calls for.
  */
-export async function followAndShow(client: WrsClient, io: CliIo, runId: string, json: boolean, after?: string): Promise<ExitCode> {
+export async function followAndShow(client: WrsClient, io: CliIo, runId: string, json: boolean, options: FollowShowOptions = {}): Promise<ExitCode> {
+  const { after } = options;
   const started = io.now();
   let state: RunState | 'unknown' = 'unknown';
+  /** The workload's own exit code, from the terminal event (null: it never exited, e.g. no image). */
+  let workloadExit: number | null = null;
   const elapsed = (): string => `${((io.now() - started) / 1000).toFixed(1)}s`;
   const ticker = io.interactive && !json ? setInterval(() => io.status(`${state}  ${elapsed()}  run ${runId}`), 250) : undefined;
   const interrupt = new AbortController();
@@ -21,6 +24,7 @@ export async function followAndShow(client: WrsClient, io: CliIo, runId: string,
   try {
     for await (const item of client.follow(runId, { signal: interrupt.signal, ...(after ? { lastEventId: after } : {}) })) {
       state = nextState(item, state);
+      workloadExit = exitOf(item) ?? workloadExit;
       if (json) {
         io.out(itemJson(item));
         continue;
@@ -46,9 +50,29 @@ export async function followAndShow(client: WrsClient, io: CliIo, runId: string,
   }
   if (state !== 'succeeded' && state !== 'failed' && state !== 'canceled') {
     // The stream had already ended (204 after --after past its end): ask the run how it ended.
-    state = (await client.getRun(runId)).value.state;
+    const run = (await client.getRun(runId)).value;
+    state = run.state;
+    workloadExit = run.exitCode;
+  }
+  if (options.workloadExitCode && workloadExit !== null && state !== 'canceled') {
+    // A shell keeps only the low 8 bits of an exit status; so does this.
+    return workloadExit & 0xff;
   }
   return exitCodeFor(state);
+}
+
+export interface FollowShowOptions {
+  /** Resume after this event id. */
+  readonly after?: string | undefined;
+  /** Exit with the workload's own exit code when it has one (`--workload-exit-code`). */
+  readonly workloadExitCode?: boolean | undefined;
+}
+
+function exitOf(item: FollowItem): number | null | undefined {
+  if (item.kind === 'event' && (item.event.type === 'run.succeeded' || item.event.type === 'run.failed')) {
+    return item.event.data.exitCode;
+  }
+  return undefined;
 }
 
 function nextState(item: FollowItem, current: RunState | 'unknown'): RunState | 'unknown' {
@@ -71,7 +95,9 @@ export function exitCodeFor(state: RunState | 'unknown'): ExitCode {
     case 'running':
     case 'canceling':
     case 'unknown':
-      // Not over (the caller stopped following early): nothing went wrong.
+    default:
+      // Not over (the caller stopped following early), or a state a newer server added, which the
+      // contract says to treat as not terminal: nothing went wrong.
       return EXIT.ok;
   }
 }

@@ -12,6 +12,7 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  exitQuietlyOnClosedPipe();
   const interactive = process.stderr.isTTY === true;
   let statusShown = false;
   const clearStatus = (): void => {
@@ -40,4 +41,20 @@ export function processIo(): CliIo {
     },
     now: () => Date.now(),
   };
+}
+
+/**
+ * `wrs runs events <id> | head -1`: once the reader has what it wanted and closed the pipe, a write
+ * fails with EPIPE. That is the reader's choice, not a failure of the run or of wrs, so exit 0 at once
+ * (exit 1 would say "the run failed") without a stack trace. Any other output error is still an error.
+ */
+function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') {
+        process.exit(0);
+      }
+      throw error;
+    });
+  }
 }

@@ -69,10 +69,22 @@ export function itemJson(item: FollowItem): string {
 
 /** An error for people: status, code and the request id to quote to support. Never the token. */
 export function errorLine(error: unknown): string {
+  if (error instanceof WrsApiError) {
+    // A refused request names what to change (validation_failed's params.errors): without these lines a
+    // person saw only "The request is not valid." and had to rerun with --json to learn which field.
+    return [`error: ${error.message}`, ...fieldErrorsOf(error.params).map((e) => `  ${e.field}: ${e.message}`)].join('\n');
+  }
   if (error instanceof WrsApiError || error instanceof WrsNetworkError || error instanceof WrsContractMismatchError || error instanceof UsageError || error instanceof WrsConfigurationError) {
     return `error: ${error.message}`;
   }
   return `error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function fieldErrorsOf(params: Record<string, unknown> | undefined): { field: string; message: string }[] {
+  const errors = params?.['errors'];
+  return Array.isArray(errors)
+    ? errors.filter((e): e is { field: string; message: string } => typeof e?.field === 'string' && typeof e?.message === 'string')
+    : [];
 }
 
 export function errorJson(error: unknown): string {

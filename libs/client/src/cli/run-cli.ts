@@ -1,7 +1,7 @@
 import { WrsClient } from '../client';
 import { WrsApiError, WrsConfigurationError, WrsContractMismatchError, WrsNetworkError } from '../errors';
 import { parseInvocation, USAGE, type Invocation } from './arguments';
-import { cancelRunCommand, createRunCommand, getRunCommand, runEventsCommand } from './commands/runs';
+import { cancelRunCommand, createRunCommand, getRunCommand, listRunsCommand, runEventsCommand } from './commands/runs';
 import { versionCommand, workspaceCommand } from './commands/meta';
 import { tokenCommand } from './commands/token';
 import { EXIT, UsageError, type ExitCode } from './exit-codes';
@@ -63,6 +63,8 @@ async function dispatch(invocation: Invocation, settings: CliSettings, io: CliIo
       return workspaceCommand(client, io, json);
     case 'runs create':
       return createRunCommand(client, io, invocation);
+    case 'runs list':
+      return listRunsCommand(client, io, invocation);
     case 'runs get':
       return getRunCommand(client, io, runId, json);
     case 'runs events':

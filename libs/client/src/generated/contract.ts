@@ -133,6 +133,12 @@ export interface paths {
          *     minutes (`SSE_MAX_DURATION_SECONDS`), then the server closes it and the client resumes; a client
          *     that leaves more than 1 MiB unread is disconnected and resumes from its last id; a workspace
          *     may hold 100 open streams (`SSE_MAX_STREAMS_PER_WORKSPACE`), more get 429 `too_many_streams`.
+         *
+         *     A stream lives no longer than the credential it was opened with: at the token's (or the
+         *     session's) expiry, when the token is revoked, and when the session signs out, the server ends
+         *     the stream after a final comment line (`: end credential_expired`, `: end credential_revoked`
+         *     or `: end session_ended`). A comment, not an event: it has no `id:`, so the client's last event
+         *     id is unchanged, and a client with a fresh credential resumes exactly with `Last-Event-ID`.
          */
         get: operations["streamRunEvents"];
         put?: never;
@@ -178,7 +184,9 @@ export interface paths {
          * Exchange a bearer token for a browser session.
          * @description Answers with `Set-Cookie: __Host-wrs_session=...; HttpOnly; Secure; SameSite=Strict; Path=/` and the
          *     CSRF token the page must send as `X-CSRF-Token` with every change it makes through the session.
-         *     Sessions last `SESSION_TTL_SECONDS` (default 3600) and end when the token they came from is revoked.
+         *     A session lasts `SESSION_TTL_SECONDS` (default 3600) or until the token it came from expires,
+         *     whichever is sooner (`expiresAt` says when), and ends when that token is revoked or the session
+         *     signs out; there is no refresh: a new session is made from a new token.
          */
         post: operations["createSession"];
         delete?: never;
@@ -293,7 +301,9 @@ export interface components {
             args?: string[];
             /**
              * @description Environment variables. The `simulator` provider reads `SIM_DURATION_MS`, `SIM_START_DELAY_MS`
-             *     and `SIM_EXIT_CODE` to control its (simulated) outcome.
+             *     and `SIM_EXIT_CODE` to control its (simulated) outcome. Not for secrets: values are stored
+             *     and returned in clear (in the run's events, `GET /runs/{runId}`, lists and event streams) to
+             *     anyone who can read the workspace's runs. Pass no key, password or token here.
              */
             env?: {
                 [key: string]: string;
@@ -321,6 +331,14 @@ export interface components {
             /** @description `auto`, or a region of the provider. */
             region: string;
         };
+        /**
+         * @description The JSON value null, for a field that holds either another schema or null (`oneOf` both). In
+         *     OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema object, so `allOf: [$ref]` beside
+         *     `nullable: true` would still refuse null. No `type` here: `enum: [null]` alone admits null and
+         *     nothing else, and converters that turn `nullable` into an enum entry have nothing to repeat.
+         * @enum {unknown}
+         */
+        NullValue: null;
         /** @enum {string} */
         RunState: "queued" | "starting" | "running" | "canceling" | "succeeded" | "failed" | "canceled";
         Placement: {
@@ -380,7 +398,7 @@ export interface components {
             /** @description The region as requested (may be `auto`). */
             region: string;
             /** @description Where the run was dispatched and why; null before dispatch. */
-            placement: components["schemas"]["Placement"] | null;
+            placement: components["schemas"]["Placement"] | components["schemas"]["NullValue"];
             idempotencyKey: string;
             /** Format: date-time */
             createdAt: string;
@@ -391,8 +409,8 @@ export interface components {
             /** Format: date-time */
             finishedAt: string | null;
             exitCode: number | null;
-            failure: components["schemas"]["Failure"] | null;
-            cancellation: components["schemas"]["Cancellation"] | null;
+            failure: components["schemas"]["Failure"] | components["schemas"]["NullValue"];
+            cancellation: components["schemas"]["Cancellation"] | components["schemas"]["NullValue"];
             /** @description How many log lines the run recorded (at most 1000; each at most 4096 characters). The lines are `run.log` events. */
             logLines: number;
             /** @description Sequence of the last event folded into this state; 0 while the run is only accepted. */
@@ -420,7 +438,7 @@ export interface components {
                 /** @enum {string} */
                 reason: "events_removed";
                 firstAvailableId: number | null;
-                run: components["schemas"]["Run"] | null;
+                run: components["schemas"]["Run"] | components["schemas"]["NullValue"];
             };
         };
         RunEventEnvelope: {
@@ -593,7 +611,7 @@ export interface components {
             createdAt: string;
         };
         /** @enum {string} */
-        ProblemCode: "rate_limited" | "active_runs_quota_exceeded" | "bad_request" | "credential_in_url" | "workspace_header_required" | "csrf_failed" | "token_revoked" | "provider_key_not_token" | "session_invalid" | "provider_credential_not_found" | "validation_failed" | "malformed_json" | "idempotency_key_missing" | "idempotency_key_invalid" | "unsupported_provider" | "unsupported_region" | "invalid_last_event_id" | "invalid_cursor" | "token_missing" | "token_malformed" | "token_invalid_signature" | "token_expired" | "token_claims_invalid" | "workspace_mismatch" | "route_not_found" | "run_not_found" | "workspace_not_found" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "idempotency_in_flight" | "version_conflict" | "approval_conflict" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "too_many_streams" | "internal_error" | "dependency_unavailable";
+        ProblemCode: "rate_limited" | "active_runs_quota_exceeded" | "bad_request" | "credential_in_url" | "workspace_header_required" | "csrf_failed" | "token_revoked" | "provider_key_not_token" | "session_invalid" | "provider_credential_not_found" | "validation_failed" | "malformed_json" | "idempotency_key_missing" | "idempotency_key_invalid" | "unsupported_provider" | "unsupported_region" | "invalid_last_event_id" | "invalid_cursor" | "token_missing" | "token_malformed" | "token_invalid_signature" | "token_expired" | "token_claims_invalid" | "workspace_mismatch" | "route_not_found" | "run_not_found" | "workspace_not_found" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "idempotency_in_flight" | "version_conflict" | "approval_conflict" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "too_many_streams" | "internal_error" | "dependency_unavailable" | "request_timeout" | "expectation_failed" | "body_too_complex" | "upstream_timeout";
         /** @description RFC 9457 Problem Details with the service's members. Branch on `code`, never on `title`. */
         Problem: {
             /** @description A stable URI per code: urn:workload-run-service:problem:<code>. */
@@ -611,19 +629,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description An error: every status not listed, e.g. `method_not_allowed` (405, with `Allow`), `request_header_fields_too_large` (431), `bad_request` (400, an unparseable HTTP request), `internal_error` (500), `dependency_unavailable` (503, with `Retry-After`). */
-        Problem: {
-            headers: {
-                "X-Request-ID": components["headers"]["X-Request-ID"];
-                "Retry-After": components["headers"]["Retry-After"];
-                Allow: components["headers"]["Allow"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The request is not valid: `credential_in_url`, `workspace_header_required`, `validation_failed`, `malformed_json`, `idempotency_key_missing`, `idempotency_key_invalid`, `unsupported_provider`, `unsupported_region`, `invalid_last_event_id`, `invalid_cursor`. */
+        /** @description The request is not valid: `bad_request` (the HTTP request could not be parsed: broken HTTP, both Content-Length and Transfer-Encoding, two Content-Lengths, no Host or two Host lines; the connection is closed), `body_too_complex` (JSON nested deeper than 32 or with more than 1024 members and items in all), `credential_in_url`, `workspace_header_required`, `validation_failed` (also for a NUL character or an unpaired surrogate in any string or key of a body, which no stored form can hold), `malformed_json`, `idempotency_key_missing`, `idempotency_key_invalid`, `unsupported_provider`, `unsupported_region`, `invalid_last_event_id`, `invalid_cursor`. */
         BadRequest: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -685,7 +691,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `rate_limited` (per workspace or per token, shared by every replica) or `active_runs_quota_exceeded` (with the quota in `params`). Wait `Retry-After` seconds. */
+        /** @description `rate_limited` (per workspace or per token, shared by every replica; or, without a RateLimit header, too many failed authentications from one client address) or `active_runs_quota_exceeded` (with the quota in `params`). Wait `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -698,7 +704,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `payload_too_large`: the body exceeds 65536 bytes. */
+        /** @description `payload_too_large`: the body exceeds 65536 bytes (a body sent to an operation that takes none is read, and refused, the same way). */
         PayloadTooLarge: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -708,10 +714,84 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `unsupported_media_type`: the body must be application/json. */
+        /** @description `unsupported_media_type`: a body must be application/json (also one sent to an operation that takes none). */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `too_many_streams` (the workspace holds its limit of open streams; `Retry-After`) or `rate_limited` (with the RateLimit headers). */
+        TooManyStreams: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `request_header_fields_too_large`: the request line and headers exceed 16384 bytes (answered before the request reaches an operation). */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `request_timeout`: the request line and headers did not arrive within 10 s, or the whole request within 30 s (answered before the request reaches an operation; the connection is closed). Retryable. */
+        RequestTimeout: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `expectation_failed`: an `Expect` header other than `100-continue` (answered before the request reaches an operation; the connection is closed). */
+        ExpectationFailed: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `upstream_timeout`: the service behind the base URL sent nothing for 60 s before answering (answered by the gateway). Retryable with backoff; a POST /runs retried with the same Idempotency-Key creates one run. */
+        GatewayTimeout: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `internal_error`: an unexpected failure; nothing internal is in the body. Retryable with backoff. */
+        InternalError: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `dependency_unavailable`: a store the answer needs (Postgres, NATS, Redis), or every replica behind the gateway, is unreachable. Retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -740,8 +820,6 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description Where the client stands under each policy, e.g. `"workspace";r=599;t=1` (r remaining, t seconds to reset). On every authenticated answer. */
         RateLimit: string;
-        /** @description The methods the resource accepts (on 405). */
-        Allow: string;
         /** @description Present (`true`) when the answer repeats an earlier request with the same key. */
         "Idempotent-Replayed": "true";
     };
@@ -768,8 +846,16 @@ export interface operations {
                     "application/json": components["schemas"]["Version"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
-            default: components["responses"]["Problem"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getContract: {
@@ -791,8 +877,16 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            400: components["responses"]["BadRequest"];
             406: components["responses"]["NotAcceptable"];
-            default: components["responses"]["Problem"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getCurrentWorkspace: {
@@ -817,12 +911,20 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     listRuns: {
@@ -864,8 +966,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     createRun: {
@@ -902,11 +1011,16 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getRun: {
@@ -935,12 +1049,20 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     streamRunEvents: {
@@ -967,7 +1089,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
-                    "Cache-Control"?: "no-cache";
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -987,18 +1109,13 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
-            /** @description `too_many_streams` (the workspace holds its limit of open streams) or `rate_limited`. */
-            429: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["Problem"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyStreams"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     cancelRun: {
@@ -1026,12 +1143,21 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
-            default: components["responses"]["Problem"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     createSession: {
@@ -1058,11 +1184,19 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getCurrentSession: {
@@ -1084,10 +1218,19 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     deleteCurrentSession: {
@@ -1109,11 +1252,19 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     listProviderCredentials: {
@@ -1140,11 +1291,19 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     createProviderCredential: {
@@ -1177,9 +1336,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            default: components["responses"]["Problem"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     deleteProviderCredential: {
@@ -1204,12 +1369,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
-            default: components["responses"]["Problem"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
 }

@@ -13,6 +13,7 @@ describe('operator port: liveness, readiness, metrics', () => {
       answers[name] === 'up' ? Promise.resolve() : answers[name] === 'down' ? Promise.reject(new Error('ECONNREFUSED')) : new Promise(() => undefined),
   });
   const get = async (path: string): Promise<{ status: number; body: unknown; type: string | null }> => {
+    // The operator server, not the API: no contract operation to hold it to.
     const res = await fetch(`${ops.url}${path}`);
     const text = await res.text();
     return { status: res.status, type: res.headers.get('content-type'), body: path === '/metrics' ? text : JSON.parse(text) };

@@ -39,9 +39,27 @@ export const rateLimitRejections = new Counter({
   labelNames: ['limit'] as const,
 });
 
+export const edgeAnswers = new Counter({
+  name: 'wrs_edge_answers_total',
+  help: 'Problems answered at the edge before any route (parser errors, timeouts, missing Host, Expect, CONNECT, upstream failures at the gateway), by code and reason.',
+  labelNames: ['code', 'reason'] as const,
+});
+
+export const failedAuthentications = new Counter({
+  name: 'wrs_failed_authentications_total',
+  help: 'Requests whose credential failed (answered 401, or 429 once their client address failed too often).',
+  labelNames: ['outcome'] as const,
+});
+
 export const decisionConflicts = new Counter({
   name: 'wrs_run_decision_conflicts_total',
   help: 'Run decisions made again because the run had moved on since the state they were made on (an append that met a newer version).',
+});
+
+export const strayWorkloadsRemoved = new Counter({
+  name: 'wrs_stray_workloads_removed_total',
+  help: 'Workloads (containers, Jobs) the cleanup stopped and removed, by provider and reason: terminal (their run is over) or orphan (no run has them).',
+  labelNames: ['provider', 'reason'] as const,
 });
 
 export const projectionLag = new Histogram({
@@ -109,6 +127,12 @@ export const oldestUnchangedRunAge = new Gauge({
   help: 'How long the least recently changed non-terminal run in each state has not changed (stuck runs).',
   labelNames: ['state'] as const,
   collect: runStatisticsGauge((r) => r.oldestUnchangedSeconds),
+});
+
+/** Counted after the answer (which did not depend on it): a leaked key, or a key pasted as a token. */
+export const storedKeysAsBearer = new Counter({
+  name: 'wrs_stored_provider_key_as_bearer_total',
+  help: 'Bearer values that equal a stored provider credential (checked after answering 401 token_malformed).',
 });
 
 /** The process-wide registry every metric above is in (prom-client's default one). */

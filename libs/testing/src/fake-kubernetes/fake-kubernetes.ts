@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Job, type IJob } from 'kubernetes-models/batch/v1/Job';
+import { JobList } from 'kubernetes-models/batch/v1/JobList';
 // kubernetes-models keeps the apimachinery types (DeleteOptions) in this dependency of its own.
 import { DeleteOptions } from '@kubernetes-models/apimachinery/apis/meta/v1/DeleteOptions';
 import { Pod } from 'kubernetes-models/v1/Pod';
@@ -51,7 +52,7 @@ interface StoredJob {
 
 /**
  * A small Kubernetes API server for tests, over real HTTPS with a CA made for the test: the batch/v1
- * Jobs and core/v1 Pods (list, log) endpoints the kubernetes provider uses, and /version. Every body
+ * Jobs (create, read, delete, list by label) and core/v1 Pods (list, log) endpoints the kubernetes provider uses, and /version. Every body
  * it receives is validated against the Kubernetes schemas (kubernetes-models) and every object it
  * returns too; refusals are API-shaped `Status` objects (401, 404 NotFound, 409 AlreadyExists, 422
  * Invalid). Pods follow a scripted lifecycle (see fake-kubelet.ts). It is not Kubernetes: no
@@ -83,6 +84,11 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     if (jobs && req.method === 'POST' && !jobs[2]) {
       return createJob(res, namespace!, body);
     }
+    if (jobs && req.method === 'GET' && !jobs[2]) {
+      const selector = parseSelector(url.searchParams.get('labelSelector'));
+      const items = [...store.values()].filter((s) => s.job.metadata!.namespace === namespace && matches(s.job.metadata?.labels, selector)).map(jobNow);
+      return json(res, 200, valid(new JobList({ metadata: { resourceVersion: '1' }, items })));
+    }
     if (jobs && jobs[2] && (req.method === 'GET' || req.method === 'DELETE')) {
       const stored = store.get(`${namespace}/${jobs[2]}`);
       if (!stored) {
@@ -98,7 +104,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
       const items = [...store.values()]
         .filter((s) => s.job.metadata!.namespace === namespace)
         .map(podNow)
-        .filter((p): p is Pod => p !== undefined && Object.entries(selector).every(([k, v]) => p.metadata?.labels?.[k] === v));
+        .filter((p): p is Pod => p !== undefined && matches(p.metadata?.labels, selector));
       return json(res, 200, valid(new PodList({ metadata: { resourceVersion: '1' }, items })));
     }
     if (pods && req.method === 'GET' && pods[2] && pods[3]) {
@@ -213,11 +219,16 @@ function valid<T extends { validate(): void }>(object: T): T {
   return object;
 }
 
-function parseSelector(selector: string | null): Record<string, string> {
+/** Equality terms (`k=v`) and existence terms (`k`, value null), the two forms the provider sends. */
+function parseSelector(selector: string | null): Record<string, string | null> {
   if (!selector) {
     return {};
   }
-  return Object.fromEntries(selector.split(',').map((term) => term.split('=') as [string, string]));
+  return Object.fromEntries(selector.split(',').map((term) => [term.split('=')[0]!, term.includes('=') ? term.slice(term.indexOf('=') + 1) : null]));
+}
+
+function matches(labels: Record<string, string> | undefined, selector: Record<string, string | null>): boolean {
+  return Object.entries(selector).every(([k, v]) => (v === null ? labels?.[k] !== undefined : labels?.[k] === v));
 }
 
 function json(res: ServerResponse, code: number, body: unknown): number {

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
 import type { RunView } from '@wrs/domain';
-import { timeoutOf } from '../../reconciler';
+import { timeoutOf } from '../run-timeout';
 
 export const LABEL_RUN = 'workload-run-service.io/run';
 export const LABEL_WORKSPACE = 'workload-run-service.io/workspace';
+/** The installation (NAMESPACE) that made the Job: the cleanup never touches another's. */
+export const LABEL_OWNER = 'workload-run-service.io/owner';
 export const ANNOTATION_WORKSPACE = 'workload-run-service.io/workspace-id';
 export const WORKLOAD_CONTAINER = 'workload';
 
@@ -28,8 +30,8 @@ export function jobName(run: Pick<RunView, 'runId'>): string {
  * The run as a `batch/v1` Job: one pod, never retried (the run's outcome is the workload's first
  * exit), killed by the cluster at the run's timeout, as an unprivileged user.
  */
-export function jobFor(run: RunView, namespace: string): V1Job {
-  const labels = { [LABEL_RUN]: run.runId, [LABEL_WORKSPACE]: labelValue(run.workspaceId) };
+export function jobFor(run: RunView, namespace: string, owner: string): V1Job {
+  const labels = { [LABEL_RUN]: run.runId, [LABEL_WORKSPACE]: labelValue(run.workspaceId), [LABEL_OWNER]: labelValue(owner) };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -78,7 +80,7 @@ function resourcesOf(run: RunView): { requests: Record<string, string>; limits: 
  * A label value must be at most 63 characters of [A-Za-z0-9_.-] starting and ending alphanumeric;
  * a workspace id that is not is labelled by a stable digest (the annotation keeps it whole).
  */
-function labelValue(text: string): string {
+export function labelValue(text: string): string {
   if (/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(text)) {
     return text;
   }

@@ -1,5 +1,5 @@
 import type { WrsClient } from '../../client';
-import type { CreateRunRequest, Workload } from '../../types';
+import type { ApiResult, CreateRunRequest, ListRunsQuery, Run, RunState, Workload } from '../../types';
 import type { Invocation } from '../arguments';
 import { EXIT, UsageError, type ExitCode } from '../exit-codes';
 import { followAndShow } from '../follow-view';
@@ -22,7 +22,7 @@ export async function createRunCommand(client: WrsClient, io: CliIo, invocation:
     }
     return EXIT.ok;
   }
-  return followAndShow(client, io, created.value.id, options.json === true);
+  return followAndShow(client, io, created.value.id, options.json === true, { workloadExitCode: options['workload-exit-code'] });
 }
 
 function createRequestOf({ options, rest }: Invocation): CreateRunRequest {
@@ -69,13 +69,71 @@ export async function getRunCommand(client: WrsClient, io: CliIo, runId: string,
   return EXIT.ok;
 }
 
-/** `wrs runs cancel`: asks for the cancel; the run as it was when accepted. */
+/** States a run is in once a cancel has been accepted. */
+const AFTER_CANCEL: ReadonlySet<string> = new Set(['canceling', 'canceled', 'succeeded', 'failed']);
+
+/**
+ * `wrs runs cancel`: asks for the cancel and shows the run after it. The 202 carries the run as it was
+ * when the cancel was accepted (e.g. still `running`), so the run is read again until its state shows
+ * the cancel (`canceling` or an end), for a few seconds at most: the read side may be a moment behind.
+ */
 export async function cancelRunCommand(client: WrsClient, io: CliIo, runId: string, json: boolean): Promise<ExitCode> {
-  const answer = await client.cancelRun(runId);
+  const accepted = await client.cancelRun(runId);
+  let answer: ApiResult<Run> = accepted;
+  const deadline = io.now() + CANCEL_READ_BACK_MS;
+  while (!AFTER_CANCEL.has(answer.value.state) && io.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    answer = await client.getRun(runId);
+  }
   if (json) {
-    io.out(JSON.stringify({ kind: 'run', run: answer.value, requestId: answer.requestId }));
-  } else {
+    io.out(JSON.stringify({ kind: 'run', run: answer.value, requestId: accepted.requestId }));
+  } else if (AFTER_CANCEL.has(answer.value.state)) {
     io.out(`cancel accepted; run ${answer.value.id} is ${answer.value.state}`);
+  } else {
+    io.out(`cancel accepted; run ${answer.value.id} was still ${answer.value.state} when last read (the cancel is on its way)`);
+  }
+  return EXIT.ok;
+}
+
+const CANCEL_READ_BACK_MS = 5000;
+
+/** `wrs runs list`: one page of the workspace's runs, newest first; the next page's command on stderr. */
+export async function listRunsCommand(client: WrsClient, io: CliIo, invocation: Invocation): Promise<ExitCode> {
+  const { options } = invocation;
+  const query: ListRunsQuery = {};
+  if (options.state?.length) {
+    query.state = options.state.flatMap((s) => s.split(',')) as RunState[];
+  }
+  if (options['created-after']) {
+    query.createdAfter = options['created-after'];
+  }
+  if (options['created-before']) {
+    query.createdBefore = options['created-before'];
+  }
+  if (options['idempotency-key']) {
+    query.idempotencyKey = options['idempotency-key'];
+  }
+  if (options.cursor) {
+    query.cursor = options.cursor;
+  }
+  if (options.limit !== undefined) {
+    const limit = Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new UsageError('--limit must be a whole number of runs');
+    }
+    query.limit = limit;
+  }
+  const page = await client.listRuns(query);
+  if (options.json) {
+    io.out(JSON.stringify({ kind: 'runs', items: page.value.items, nextCursor: page.value.nextCursor, requestId: page.requestId }));
+    return EXIT.ok;
+  }
+  for (const run of page.value.items) {
+    const placed = run.placement ? `${run.placement.provider}/${run.placement.region}` : `${run.provider}/${run.region}`;
+    io.out(`${run.id}  ${run.state.padEnd(9)}  ${run.createdAt}  ${placed}  ${run.workload.image}`);
+  }
+  if (page.value.nextCursor) {
+    io.err(`more: wrs runs list --cursor ${page.value.nextCursor} (with the same filters)`);
   }
   return EXIT.ok;
 }
@@ -88,7 +146,7 @@ export async function runEventsCommand(client: WrsClient, io: CliIo, invocation:
   const runId = invocation.operand!;
   const json = invocation.options.json === true;
   if (invocation.options.follow) {
-    return followAndShow(client, io, runId, json, invocation.options.after);
+    return followAndShow(client, io, runId, json, { after: invocation.options.after, workloadExitCode: invocation.options['workload-exit-code'] });
   }
   const run = (await client.getRun(runId)).value;
   if (run.version === 0) {

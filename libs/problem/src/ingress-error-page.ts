@@ -1,0 +1,33 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { ProblemCode } from './catalogue';
+import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-body';
+import { requestIdOf } from './request-id';
+
+/** The answers ingress-nginx gives itself (custom-http-errors in deploy/kubernetes/base/ingress.yaml). */
+const INGRESS_CODES: Record<string, ProblemCode> = {
+  '413': 'payload_too_large',
+  '502': 'dependency_unavailable',
+  '503': 'dependency_unavailable',
+  '504': 'upstream_timeout',
+};
+
+/**
+ * ingress-nginx's error page: for a status named in `custom-http-errors` it asks its default backend
+ * (the api) for `GET /` with `X-Code` set, and sends that answer instead of its own HTML. Here it is a
+ * problem with the same status and the request id nginx passes (`X-Request-ID`). Only `/` answers it:
+ * a client sending X-Code itself can only get itself a problem.
+ */
+export function ingressErrorPageMiddleware(req: Request, res: Response, next: NextFunction): void {
+  const code = req.path === '/' ? INGRESS_CODES[req.header('x-code') ?? ''] : undefined;
+  if (!code) {
+    next();
+    return;
+  }
+  const body = problemBody(code, requestIdOf(req));
+  res.status(body.status).setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+  res.setHeader('Cache-Control', 'no-store');
+  if (body.retryable) {
+    res.setHeader('Retry-After', '1');
+  }
+  res.end(JSON.stringify(body));
+}
