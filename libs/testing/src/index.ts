@@ -18,3 +18,4 @@ export * from './needs';
 export * from './prism-proxy';
 export * from './browser-answers';
 export * from './raw-http';
+export * from './redis-monitor';

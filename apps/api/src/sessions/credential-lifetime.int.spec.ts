@@ -8,7 +8,7 @@ import type { Request } from 'express';
 import { connectRedis } from '@wrs/messaging';
 import { storedKeysAsBearer } from '@wrs/observability';
 import { migrate } from '@wrs/persistence';
-import { eventually, isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import { eventually, isolatedEnvironment, monitorRedis, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import { startApi, type InProcessApi } from '../in-process-api';
 
 type Problem = { code: string; title: string };
@@ -111,10 +111,8 @@ describe('sessions, CSRF origins and non-JWT bearer values, on the real api', ()
       await eventually(async () => ((await storedKeysAsBearer.get()).values[0]?.value ?? 0) === before + 1 || undefined, 10_000, 'the stored key to be counted');
 
       // The order, as Redis sees it: no lookup until the answer is gone (the response closes).
-      const monitorClient = await connectRedis(env.redisUrl, () => undefined);
-      const monitor = await monitorClient.monitor();
-      const seen: string[] = [];
-      monitor.on('monitor', (_time: string, args: string[]) => seen.push(args.join(' ')));
+      const monitor = await monitorRedis(env.redisUrl);
+      const seen = monitor.seen;
       try {
         const res = new EventEmitter();
         const req = { header: (name: string) => (name === 'authorization' ? `Bearer ${stored}` : undefined), res } as unknown as Request;
@@ -130,8 +128,7 @@ describe('sessions, CSRF origins and non-JWT bearer values, on the real api', ()
         res.emit('close');
         await eventually(() => Promise.resolve(seen.some(lookup) || undefined), 10_000, 'the lookup after the answer');
       } finally {
-        monitor.disconnect();
-        monitorClient.disconnect();
+        monitor.close();
       }
     });
   });
