@@ -26,7 +26,10 @@ export function monitorRedis(url: string): Promise<RedisMonitor> {
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 2);
         if (!ready) {
-          if (line !== '+OK') {return reject(new Error(`MONITOR answered ${line}`));}
+          if (line !== '+OK') {
+            reject(new Error(`MONITOR answered ${line}`));
+            return;
+          }
           ready = true;
           resolve({ seen, close: () => socket.destroy() });
           continue;
