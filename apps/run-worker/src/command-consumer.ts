@@ -1,7 +1,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { RunNotFoundError, type RunCommand } from '@wrs/domain';
 import { createRunOf, type Disposition, type RunCommandMessage } from '@wrs/messaging';
-import type { RunCommandHandler } from './run-command-handler';
+import type { RunCommandHandler } from '@wrs/messaging';
 
 /** A cancel can overtake its run's create when the create is being retried: wait for it this long. */
 const MAX_DELIVERIES_BEFORE_CREATE = 50;

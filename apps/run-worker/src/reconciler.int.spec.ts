@@ -11,7 +11,7 @@ import { CredentialVault } from './credential-vault';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
 import { Reconciler } from './reconciler';
-import { RunCommandHandler } from './run-command-handler';
+import { RunCommandHandler } from '@wrs/messaging';
 
 /** The simulator, counting the submits the reconciler makes. */
 class CountingSimulator extends SimulatorProvider {

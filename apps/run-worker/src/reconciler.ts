@@ -16,7 +16,7 @@ import { observeDispatch } from './dispatch-observation';
 import { ProviderError, type RunProvider } from './providers/provider';
 import { timeoutOf } from './providers/run-timeout';
 import type { ProviderRegistry } from './providers/provider-registry';
-import type { RunCommandHandler, Snapshot } from './run-command-handler';
+import type { RunCommandHandler, Snapshot } from '@wrs/messaging';
 
 export interface ReconcilerOptions {
   readonly intervalMs: number;

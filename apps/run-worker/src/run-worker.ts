@@ -18,7 +18,7 @@ import type { RunProvider } from './providers/provider';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
 import { Reconciler } from './reconciler';
-import { RunCommandHandler } from './run-command-handler';
+import { RunCommandHandler } from '@wrs/messaging';
 import { runFates, WorkloadCleanup } from './workload-cleanup';
 import { reportWorkerGauges } from './worker-metrics';
 

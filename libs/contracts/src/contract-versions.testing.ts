@@ -55,10 +55,19 @@ export interface Change {
 export function contractChanges(before: unknown, after: unknown): Change[] {
   const { diffs } = apiCompare(withoutInfo(before), withoutInfo(after));
   return diffs.map((diff) => ({
-    kind: diff.type as Change['kind'],
+    kind: isValueAddedToAnswer(diff.action, diff.path) ? 'non-breaking' : (diff.type as Change['kind']),
     where: diff.path.join('/'),
     description: diff.description ?? `${diff.action} ${diff.path.join('/')}`,
   }));
+}
+
+/**
+ * A value added to an enum of an answer (a failure code, an event kind). The contract's description
+ * tells clients to treat a value they do not know as it says, so this is an addition they tolerate;
+ * api-smart-diff, which assumes closed enums, calls it breaking.
+ */
+function isValueAddedToAnswer(action: string, path: readonly (string | number)[]): boolean {
+  return action === 'add' && path.includes('responses') && path[path.length - 2] === 'enum';
 }
 
 /**

@@ -63,12 +63,14 @@ describe('the rules, on changes made to the 0.2.0 contract', () => {
     expect(breaks((d) => schemas(d)['Workload'].required.push('command'))).toBe(true);
     expect(breaks((d) => (schemas(d)['Run'].properties.exitCode = { type: 'string', nullable: true }))).toBe(true);
     expect(breaks((d) => schemas(d)['RunState'].enum.pop())).toBe(true); // also a request parameter's values
+    expect(breaks((d) => schemas(d)['Failure'].properties.code.enum.pop())).toBe(true); // a value an answer no longer has
   });
 
   it('classifies what a client tolerates as not breaking', () => {
     expect(breaks(() => undefined)).toBe(false);
     expect(breaks((d) => (schemas(d)['Run'].properties.note = { type: 'string' }))).toBe(false);
     expect(breaks((d) => schemas(d)['RunEventType'].enum.push('run.paused'))).toBe(false); // clients tolerate unknown kinds
+    expect(breaks((d) => schemas(d)['Failure'].properties.code.enum.push('disk_full'))).toBe(false); // and unknown codes
     expect(breaks((d) => (d.paths['/runs/{runId}'].get.responses['410'] = { $ref: '#/components/responses/NotFound' }))).toBe(false);
     expect(breaks((d) => (d.paths['/runs/{runId}'].get.summary = 'Another summary.'))).toBe(false);
   });

@@ -17,3 +17,4 @@ export * from './traced-publish';
 export * from './lua-script';
 export * from './catch-up';
 export * from './ordered-read';
+export * from './run-command-handler';

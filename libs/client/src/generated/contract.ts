@@ -376,9 +376,14 @@ export interface components {
             /**
              * @description `provider_credential_missing`: the run's provider needs the workspace's own credential (kind
              *     `kubernetes`) and the workspace has stored none for it (POST /provider-credentials).
+             *     `cancel_unconfirmed`: the run was being canceled, but its provider did not confirm within the
+             *     worker's bound that the workload is gone (it may still be running; the worker keeps removing
+             *     workloads of finished runs). `registry_auth_failed`: the image's registry refused the
+             *     provider's credentials. `image_pull_timed_out`: pulling the image took longer than the
+             *     provider's pull timeout. `image_not_found`: the registry says the image does not exist.
              * @enum {string}
              */
-            code: "workload_exit_nonzero" | "image_not_found" | "provider_error" | "provider_credential_missing" | "provider_lost" | "no_capacity" | "timed_out";
+            code: "workload_exit_nonzero" | "image_not_found" | "provider_error" | "provider_credential_missing" | "provider_lost" | "no_capacity" | "timed_out" | "cancel_unconfirmed" | "registry_auth_failed" | "image_pull_timed_out";
             message: string;
         };
         Cancellation: {

@@ -56,6 +56,12 @@ export const FAILURE_CODES = [
   'provider_lost',
   'no_capacity',
   'timed_out',
+  /** The run was canceled but its provider did not confirm, within a bound, that the workload is gone. */
+  'cancel_unconfirmed',
+  /** The image's registry refused the provider's credentials (or asked for some it has none of). */
+  'registry_auth_failed',
+  /** Pulling the image took longer than the provider's pull timeout. */
+  'image_pull_timed_out',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 

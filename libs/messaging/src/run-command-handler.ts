@@ -1,5 +1,5 @@
 import { decide, evolve, fold, type MaybeRunState, type RunCommand, type RunEvent } from '@wrs/domain';
-import { VersionConflictError, type RunEventStore } from '@wrs/messaging';
+import { VersionConflictError, type RunEventStore } from './run-event-store';
 
 export interface HandledCommand {
   readonly appended: readonly RunEvent[];

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { fold, type RunEvent } from '@wrs/domain';
-import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
+import { connectNats, ensureStreams, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
-import { RunCommandHandler } from './run-command-handler';
 
 const at = '2026-11-21T10:00:00.000Z';
 
