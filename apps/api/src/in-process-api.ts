@@ -1,6 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ApiEnv, DEFAULT_PROVIDER_OFFERS, loadConfig } from '@wrs/config';
+import type { ProviderOffer } from '@wrs/domain';
 import { connectNats, StreamNames } from '@wrs/messaging';
 import { ContractClient, TEST_AUDIENCE, TEST_ISSUER, type IsolatedEnvironment } from '@wrs/testing';
 import { API_PREFIX, createApiApp } from './api-app';
@@ -19,6 +20,7 @@ export async function startApi(
   env: IsolatedEnvironment,
   publicKeyFile: string,
   overrides: Record<string, string> = {},
+  offers: readonly ProviderOffer[] = DEFAULT_PROVIDER_OFFERS,
 ): Promise<InProcessApi> {
   const config = loadConfig(ApiEnv, {
     NATS_URL: env.natsUrl,
@@ -32,7 +34,7 @@ export async function startApi(
     ...overrides,
   });
   const deps = await connectApiDependencies(config);
-  const app = await createApiApp({ ...deps.module, offers: DEFAULT_PROVIDER_OFFERS }, deps.allowedOrigins);
+  const app = await createApiApp({ ...deps.module, offers }, deps.allowedOrigins);
   await app.listen(0, '127.0.0.1');
   const url = `${await app.getUrl()}/${API_PREFIX}`;
   return {

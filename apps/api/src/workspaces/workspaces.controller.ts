@@ -1,11 +1,23 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
+import { kindOf } from '@wrs/config';
+import type { ProviderOffer } from '@wrs/domain';
 import { EffectiveLimits, type WorkspaceLimits } from '@wrs/limits';
 import { Workspaces, type WorkspaceRecord } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { Request } from 'express';
+import { PROVIDER_OFFERS } from '../runs/runs.service';
 
 export const SERVICE_LIMITS = Symbol('SERVICE_LIMITS');
+
+/** A provider a run may name, with the regions it may name with it (the contract's PlacementOffer). */
+export interface PlacementOffer {
+  provider: string;
+  kind: string;
+  regions: string[];
+}
+
+type CurrentWorkspace = WorkspaceRecord & { limits: WorkspaceLimits & Record<string, number>; placements: PlacementOffer[] };
 
 @Controller('workspaces')
 export class WorkspacesController {
@@ -13,16 +25,21 @@ export class WorkspacesController {
     private readonly workspaces: Workspaces,
     private readonly limits: EffectiveLimits,
     @Inject(SERVICE_LIMITS) private readonly serviceLimits: Record<string, number>,
+    @Inject(PROVIDER_OFFERS) private readonly offers: readonly ProviderOffer[],
   ) {}
 
-  /** The token's workspace, with every limit in force for it. */
+  /**
+   * The token's workspace, with every limit in force for it and the placements a run may request
+   * (so a form can offer choices instead of free text; priority and cost stay the operator's business).
+   */
   @Get('current')
-  async current(@Req() req: Request): Promise<WorkspaceRecord & { limits: WorkspaceLimits & Record<string, number> }> {
+  async current(@Req() req: Request): Promise<CurrentWorkspace> {
     const { workspaceId } = authOf(req);
     const workspace = await this.workspaces.find(workspaceId);
     if (!workspace) {
       throw new ProblemError('workspace_not_found');
     }
-    return { ...workspace, limits: { ...(await this.limits.for(workspaceId)), ...this.serviceLimits } };
+    const placements = this.offers.map((o) => ({ provider: o.provider, kind: kindOf(o), regions: [...o.regions] }));
+    return { ...workspace, limits: { ...(await this.limits.for(workspaceId)), ...this.serviceLimits }, placements };
   }
 }

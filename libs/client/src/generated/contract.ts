@@ -272,6 +272,19 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             limits: components["schemas"]["Limits"];
+            /**
+             * @description The providers a run of this workspace may name, each with the regions it may name with it,
+             *     in the deployment's configured order (since 0.3.1; answers from older servers lack it). A
+             *     create request may also name `auto` as provider (any region listed here, or `auto`) and as
+             *     region (chosen among the provider's regions by the placement policy).
+             */
+            placements?: components["schemas"]["PlacementOffer"][];
+        };
+        PlacementOffer: {
+            provider: string;
+            /** @description What runs the workloads there (`simulator`, `container`, `kubernetes`; may gain values). */
+            kind: string;
+            regions: string[];
         };
         /** @description Every limit in force for the workspace (its own values where it has them). */
         Limits: {
