@@ -44,11 +44,11 @@ function route(focus = true, notice?: string): void {
   }
 }
 
-function navigate(path: string, options: { replace?: boolean } = {}): void {
+function navigate(path: string, options: { replace?: boolean; state?: unknown } = {}): void {
   if (options.replace) {
-    history.replaceState(null, '', path);
+    history.replaceState(options.state ?? null, '', path);
   } else {
-    history.pushState(null, '', path);
+    history.pushState(options.state ?? null, '', path);
   }
   route();
 }

@@ -35,6 +35,19 @@ export interface RunList {
   nextCursor: string | null;
 }
 
+/** A provider a run may name, with the regions it may name with it (GET /workspaces/current). */
+export interface PlacementOffer {
+  provider: string;
+  kind: string;
+  regions: string[];
+}
+
+/** The parts of GET /workspaces/current the console uses (placements: since contract 0.3.1). */
+export interface WorkspaceInfo {
+  id: string;
+  placements?: PlacementOffer[];
+}
+
 export interface Session {
   workspaceId: string;
   subject: string;

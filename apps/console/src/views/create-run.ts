@@ -2,6 +2,7 @@ import { ApiError, call } from '../api';
 import { h } from '../dom';
 import type { Run } from '../types';
 import { errorBox } from './error-box';
+import { placementSelects } from './placement-select';
 import type { Navigate, View } from './view';
 
 /**
@@ -17,8 +18,7 @@ export function createRunView(navigate: Navigate): View {
   const env = h('textarea', { id: 'env', name: 'env', rows: '4', spellcheck: 'false', 'aria-describedby': 'env-help' });
   env.value = 'SIM_DURATION_MS=5000\nSIM_LOG_LINES=5';
   const timeout = h('input', { id: 'timeout', name: 'timeout', type: 'number', min: '1', max: '86400', inputmode: 'numeric' });
-  const provider = h('input', { id: 'provider', name: 'provider', required: true, value: 'auto', autocomplete: 'off' });
-  const region = h('input', { id: 'region', name: 'region', required: true, value: 'auto', autocomplete: 'off' });
+  const { provider, region } = placementSelects((error) => errors.show(error, 'Could not load the providers and regions'));
   const submit = h('button', { type: 'submit' }, 'Create run');
   const keyNote = h('p', { class: 'help', hidden: true, 'data-idempotency-key': '' });
   let idempotencyKey: string | null = null;
@@ -74,8 +74,8 @@ export function createRunView(navigate: Navigate): View {
         ...(envEntries.length > 0 ? { env: Object.fromEntries(envEntries) } : {}),
         ...(timeout.value ? { timeoutSeconds: Number(timeout.value) } : {}),
       },
-      provider: provider.value.trim(),
-      region: region.value.trim(),
+      provider: provider.value,
+      region: region.value,
     };
   };
 

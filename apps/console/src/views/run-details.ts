@@ -3,54 +3,58 @@ import { formatDuration, formatTime } from '../format';
 import type { Placement, Run } from '../types';
 import { stateBadge } from './state-badge';
 
-/** State, placement (and why), timing and outcome of a run, as a description list. */
-export function runDetails(run: Run): HTMLElement {
+/** A run's cards, apart so the page can put the state first (on a phone, before everything else). */
+export interface RunCards {
+  readonly state: HTMLElement;
+  readonly timing: HTMLElement;
+  readonly placement: HTMLElement;
+}
+
+/** State, timing, and placement (and why) of a run, each a card with a description list. */
+export function runCards(run: Run): RunCards {
   const row = (term: string, ...value: (Node | string | null)[]): HTMLElement[] => [h('dt', {}, term), h('dd', {}, ...value)];
-  return h(
-    'div',
-    { class: 'details' },
+  const state = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'state-title' },
+    h('h2', { id: 'state-title' }, 'State'),
     h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'state-title' },
-      h('h2', { id: 'state-title' }, 'State'),
-      h(
-        'dl',
-        {},
-        ...row('State', stateBadge(run.state), run.terminal ? ' (final)' : ''),
-        ...row('Image', h('code', {}, run.workload.image)),
-        ...(run.workload.args?.length ? row('Arguments', h('code', {}, run.workload.args.join(' '))) : []),
-        ...row('Requested', `${run.provider} / ${run.region}`),
-        ...row('Idempotency-Key', h('code', {}, run.idempotencyKey)),
-        ...row('Version', String(run.version)),
-        ...(run.exitCode !== null ? row('Exit code', String(run.exitCode)) : []),
-        ...(run.failure ? row('Failure', h('code', {}, run.failure.code), ` ${run.failure.message}`) : []),
-        ...(run.cancellation
-          ? row('Cancel requested', `by ${run.cancellation.requestedBy} at ${formatTime(run.cancellation.requestedAt)}`)
-          : []),
-      ),
-    ),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'timing-title' },
-      h('h2', { id: 'timing-title' }, 'Timing'),
-      h(
-        'dl',
-        {},
-        ...row('Created', formatTime(run.createdAt)),
-        ...row('Dispatched', formatTime(run.dispatchedAt)),
-        ...row('Started', formatTime(run.startedAt)),
-        ...row('Finished', formatTime(run.finishedAt)),
-        ...row('Waiting', formatDuration(run.createdAt, run.startedAt ?? run.finishedAt)),
-        ...row('Running', formatDuration(run.startedAt, run.finishedAt)),
-      ),
-    ),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'placement-title' },
-      h('h2', { id: 'placement-title' }, 'Placement'),
-      run.placement ? placementDetails(run.placement) : h('p', {}, 'Not dispatched yet.'),
+      'dl',
+      {},
+      ...row('State', stateBadge(run.state), run.terminal ? ' (final)' : ''),
+      ...row('Image', h('code', {}, run.workload.image)),
+      ...(run.workload.args?.length ? row('Arguments', h('code', {}, run.workload.args.join(' '))) : []),
+      ...row('Requested', `${run.provider} / ${run.region}`),
+      ...row('Idempotency-Key', h('code', {}, run.idempotencyKey)),
+      ...row('Version', String(run.version)),
+      ...(run.exitCode !== null ? row('Exit code', String(run.exitCode)) : []),
+      ...(run.failure ? row('Failure', h('code', {}, run.failure.code), ` ${run.failure.message}`) : []),
+      ...(run.cancellation
+        ? row('Cancel requested', `by ${run.cancellation.requestedBy} at ${formatTime(run.cancellation.requestedAt)}`)
+        : []),
     ),
   );
+  const timing = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'timing-title' },
+    h('h2', { id: 'timing-title' }, 'Timing'),
+    h(
+      'dl',
+      {},
+      ...row('Created', formatTime(run.createdAt)),
+      ...row('Dispatched', formatTime(run.dispatchedAt)),
+      ...row('Started', formatTime(run.startedAt)),
+      ...row('Finished', formatTime(run.finishedAt)),
+      ...row('Waiting', formatDuration(run.createdAt, run.startedAt ?? run.finishedAt)),
+      ...row('Running', formatDuration(run.startedAt, run.finishedAt)),
+    ),
+  );
+  const placement = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'placement-title' },
+    h('h2', { id: 'placement-title' }, 'Placement'),
+    run.placement ? placementDetails(run.placement) : h('p', {}, 'Not dispatched yet.'),
+  );
+  return { state, timing, placement };
 }
 
 function placementDetails(placement: Placement): HTMLElement {

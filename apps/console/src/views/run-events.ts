@@ -100,8 +100,8 @@ export function eventItem(id: string, type: string, event: RunEventEnvelope | nu
   );
 }
 
-/** One log line, as the workload wrote it (text only: never markup). */
-export function logItem(event: RunEventEnvelope | null): HTMLElement {
+/** One log line, as the workload wrote it (text only: never markup), with its event id like an event's. */
+export function logItem(id: string, event: RunEventEnvelope | null): HTMLElement {
   const data = (event?.data ?? {}) as { stream?: string; line?: string };
-  return h('li', { class: `log log-${data.stream === 'stderr' ? 'stderr' : 'stdout'}` }, data.line ?? '');
+  return h('li', { class: `log log-${data.stream === 'stderr' ? 'stderr' : 'stdout'}`, 'data-event-id': id }, data.line ?? '');
 }

@@ -4,7 +4,7 @@ import { shortId } from '../format';
 import type { Run } from '../types';
 import { confirmCancel } from './cancel-dialog';
 import { errorBox } from './error-box';
-import { runDetails } from './run-details';
+import { runCards } from './run-details';
 import { eventItem, followRunEvents, logItem, type StreamStatus } from './run-events';
 import type { View } from './view';
 
@@ -16,13 +16,17 @@ const STATUS_TEXT: Record<StreamStatus, string> = {
 };
 
 /**
- * One run: its derived state (GET /runs/{id}, with the ETag a cancel sends as If-Match), the events
- * as they arrive, and the log lines. The state is fetched again after each event that changes it
- * (and every few seconds while the run is unfinished, since the projection can trail the stream).
+ * One run: its derived state (GET /runs/{id}, with the ETag a cancel sends as If-Match), the log
+ * lines and the state-changing events as they arrive (a log line is shown once, in the Log panel).
+ * The state is fetched again after each event that changes it (and every few seconds while the run
+ * is unfinished, since the projection can trail the stream). The document order is what a reader
+ * wants first (state, log, events, timing, placement), which is the order on a phone.
  */
 export function runPageView(runId: string): View {
   const errors = errorBox();
-  const details = h('div', { 'aria-live': 'polite', 'aria-busy': 'true' });
+  const details = h('div', { class: 'details', 'aria-live': 'polite', 'aria-busy': 'true' });
+  const timing = h('div', { class: 'timing-slot' });
+  const where = h('div', { class: 'placement-slot' });
   const status = h('p', { class: 'stream-status', role: 'status', 'data-stream-status': 'connecting' });
   const events = h('ol', { class: 'events', 'aria-label': 'Events' });
   const logs = h('ol', { class: 'logs', 'aria-label': 'Log lines' });
@@ -41,7 +45,10 @@ export function runPageView(runId: string): View {
       etag = res.headers.get('etag');
       // Re-rendered only when something changed, so a screen reader is not told the same thing again.
       if (JSON.stringify(res.body) !== JSON.stringify(run)) {
-        fill(details, runDetails(res.body));
+        const cards = runCards(res.body);
+        fill(details, cards.state);
+        fill(timing, cards.timing);
+        fill(where, cards.placement);
       }
       run = res.body;
       details.setAttribute('aria-busy', 'false');
@@ -89,10 +96,10 @@ export function runPageView(runId: string): View {
   const stop = followRunEvents(
     runId,
     (id, event, type) => {
-      events.append(eventItem(id, type, event));
       if (type === 'run.log') {
-        logs.append(logItem(event));
+        logs.append(logItem(id, event));
       } else {
+        events.append(eventItem(id, type, event));
         scheduleRefresh(150);
       }
     },
@@ -109,12 +116,14 @@ export function runPageView(runId: string): View {
     h('div', { class: 'title-row' }, h('h1', { id: 'page-title', tabindex: '-1' }, 'Run ', h('code', {}, shortId(runId))), cancel),
     h('p', { class: 'help' }, h('code', {}, runId)),
     errors.element,
-    details,
     h(
       'div',
-      { class: 'stream' },
-      h('section', { class: 'card', 'aria-labelledby': 'events-title' }, h('h2', { id: 'events-title' }, 'Events'), status, events),
-      h('section', { class: 'card', 'aria-labelledby': 'logs-title' }, h('h2', { id: 'logs-title' }, 'Log'), logs),
+      { class: 'run-layout' },
+      details,
+      h('section', { class: 'card log-card', 'aria-labelledby': 'logs-title' }, h('h2', { id: 'logs-title' }, 'Log'), status, logs),
+      h('section', { class: 'card events-card', 'aria-labelledby': 'events-title' }, h('h2', { id: 'events-title' }, 'Events'), events),
+      timing,
+      where,
     ),
   );
   void refresh().then(() => {

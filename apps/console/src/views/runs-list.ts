@@ -3,7 +3,8 @@ import { fill, h } from '../dom';
 import { formatTime, shortId } from '../format';
 import type { Run, RunList } from '../types';
 import { errorBox } from './error-box';
-import { filterForm, filtersFromUrl, filtersToQuery, type RunFilters } from './run-filters';
+import { listPosition, listUrl, newerPage, olderPage } from './list-position';
+import { filterForm, filtersToQuery, type RunFilters } from './run-filters';
 import { stateBadge } from './state-badge';
 import type { Navigate, View } from './view';
 
@@ -12,18 +13,18 @@ const PAGE_SIZE = 20;
 
 /**
  * The workspace's runs, newest first, a page at a time (GET /runs with its cursor). The page shown is
- * fetched again every 2 s while the tab is visible, so states change live; paging keeps the cursors
- * of the pages before, so "Newer" goes back exactly.
+ * fetched again every 2 s while the tab is visible, so states change live. Filters and page are in
+ * the URL (list-position), so paging and filtering are navigations that reload and back/forward keep.
  */
 export function runsListView(search: string, navigate: Navigate): View {
-  const filters = filtersFromUrl(search);
+  const at = listPosition(search, history.state);
+  const filters = at.filters;
   const errors = errorBox();
   const list = h('ul', { class: 'runs', 'aria-label': 'Runs' });
   const pageLabel = h('span', { class: 'page-label' });
   const newer = h('button', { type: 'button', class: 'secondary' }, '← Newer');
   const older = h('button', { type: 'button', class: 'secondary' }, 'Older →');
   const updated = h('p', { class: 'help' });
-  const cursors: (string | null)[] = [null];
   let nextCursor: string | null = null;
   let timer: number | undefined;
   let disposed = false;
@@ -31,9 +32,8 @@ export function runsListView(search: string, navigate: Navigate): View {
   const load = async (): Promise<void> => {
     const query = filtersToQuery(filters);
     query.set('limit', String(PAGE_SIZE));
-    const cursor = cursors[cursors.length - 1];
-    if (cursor) {
-      query.set('cursor', cursor);
+    if (at.cursor) {
+      query.set('cursor', at.cursor);
     }
     try {
       const { body } = await call<RunList>('GET', `/runs?${query.toString()}`);
@@ -61,9 +61,9 @@ export function runsListView(search: string, navigate: Navigate): View {
         list.querySelector<HTMLElement>(`li[data-run-id="${CSS.escape(focused)}"] a`)?.focus();
       }
     }
-    newer.disabled = cursors.length === 1;
+    newer.disabled = at.page === 1;
     older.disabled = nextCursor === null;
-    pageLabel.textContent = `Page ${cursors.length}`;
+    pageLabel.textContent = `Page ${at.page}`;
     updated.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${POLL_MS / 1000} s.`;
   };
 
@@ -79,17 +79,25 @@ export function runsListView(search: string, navigate: Navigate): View {
   };
 
   newer.addEventListener('click', () => {
-    cursors.pop();
-    void load();
+    const to = newerPage(at);
+    navigate(to.url, { state: to.state });
   });
   older.addEventListener('click', () => {
-    cursors.push(nextCursor);
-    void load();
+    if (nextCursor) {
+      const to = olderPage(at, nextCursor);
+      navigate(to.url, { state: to.state });
+    }
   });
-  const apply = (next: RunFilters): void => {
-    const query = filtersToQuery(next).toString();
-    navigate(`/console/${query ? `?${query}` : ''}`);
-  };
+  const apply = (next: RunFilters): void => navigate(listUrl(next, null, 1));
+  // On a phone the filters would fill the first screen: there they start folded, unless some are set.
+  const active = Array.from(filtersToQuery(filters).keys()).length;
+  const narrow = window.matchMedia('(max-width: 760px)').matches;
+  const filterBox = h(
+    'details',
+    { class: 'filter-box', open: !narrow || active > 0 },
+    h('summary', {}, active > 0 ? `Filters (${active} set)` : 'Filters'),
+    filterForm(filters, apply),
+  );
 
   const element = h(
     'section',
@@ -100,7 +108,7 @@ export function runsListView(search: string, navigate: Navigate): View {
       h('h1', { id: 'page-title', tabindex: '-1' }, 'Runs'),
       h('a', { href: '/console/new', class: 'button', 'data-route': '' }, 'New run'),
     ),
-    filterForm(filters, apply),
+    filterBox,
     errors.element,
     list,
     h('nav', { class: 'pager', 'aria-label': 'Pages' }, newer, pageLabel, older),

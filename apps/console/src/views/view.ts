@@ -4,4 +4,5 @@ export interface View {
   dispose(): void;
 }
 
-export type Navigate = (path: string, options?: { replace?: boolean }) => void;
+/** Goes to a console URL; `state` is kept with that history entry (see list-position). */
+export type Navigate = (path: string, options?: { replace?: boolean; state?: unknown }) => void;

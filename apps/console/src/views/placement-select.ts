@@ -1,0 +1,44 @@
+import { call } from '../api';
+import { fill, h } from '../dom';
+import type { PlacementOffer, WorkspaceInfo } from '../types';
+
+const AUTO = 'auto';
+
+/**
+ * Provider and region as choices, from the placements GET /workspaces/current publishes, each with
+ * `auto` first (the service's placement policy chooses). The regions offered follow the provider:
+ * with `auto`, every region of any provider; otherwise that provider's own.
+ */
+export function placementSelects(onError: (error: unknown) => void): { provider: HTMLSelectElement; region: HTMLSelectElement } {
+  const provider = h('select', { id: 'provider', name: 'provider', required: true, disabled: true }, option(AUTO, 'auto (chosen by policy)'));
+  const region = h('select', { id: 'region', name: 'region', required: true, disabled: true }, option(AUTO, 'auto'));
+  let offers: PlacementOffer[] = [];
+
+  const showRegions = (): void => {
+    const chosen = provider.value === AUTO ? offers : offers.filter((o) => o.provider === provider.value);
+    const regions = [...new Set(chosen.flatMap((o) => o.regions))];
+    const keep = regions.includes(region.value) ? region.value : AUTO;
+    fill(region, option(AUTO, 'auto'), ...regions.map((r) => option(r, r)));
+    region.value = keep;
+  };
+  provider.addEventListener('change', showRegions);
+
+  call<WorkspaceInfo>('GET', '/workspaces/current')
+    .then(({ body }) => {
+      offers = body.placements ?? [];
+      const label = (o: PlacementOffer): string => (o.kind === o.provider ? o.provider : `${o.provider} (${o.kind})`);
+      fill(provider, option(AUTO, 'auto (chosen by policy)'), ...offers.map((o) => option(o.provider, label(o))));
+      showRegions();
+    })
+    .catch(onError)
+    .finally(() => {
+      // Even without the list, `auto` is a valid choice: the form stays usable.
+      provider.disabled = false;
+      region.disabled = false;
+    });
+  return { provider, region };
+}
+
+function option(value: string, text: string): HTMLOptionElement {
+  return h('option', { value }, text);
+}
