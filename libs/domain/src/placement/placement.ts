@@ -12,7 +12,15 @@ export interface ProviderOffer {
   readonly cost?: number;
   /** Runs at once per region; none means as many as the provider takes. */
   readonly capacity?: number;
+  /** Kind `container`: when the engine pulls the run's image (default `IfNotPresent`). */
+  readonly pullPolicy?: PullPolicy;
+  /** Kind `container`: how long a pull may take before the run fails `image_pull_timed_out` (default 300). */
+  readonly pullTimeoutSeconds?: number;
 }
+
+/** As in Kubernetes: pull only a missing image, pull every time (a moving tag), or never pull. */
+export const PULL_POLICIES = ['IfNotPresent', 'Always', 'Never'] as const;
+export type PullPolicy = (typeof PULL_POLICIES)[number];
 
 export const AUTO = 'auto';
 
