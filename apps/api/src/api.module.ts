@@ -5,7 +5,8 @@ import { AUTH_FAILURE_HOOK, AUTHENTICATOR, AuthGuard, CredentialFingerprintIndex
 import type { PublicKek } from '@wrs/credentials';
 import type { ProviderOffer } from '@wrs/domain';
 import { authFailureThrottle, EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
-import { RateLimiter, RunCommandBus, RunEventStore } from '@wrs/messaging';
+import { RateLimiter, RunCommandBus, RunCommandHandler, RunEventStore } from '@wrs/messaging';
+import { decisionConflicts } from '@wrs/observability';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controller';
 import { CREDENTIALS_OPTIONS, ProviderCredentialsController } from './provider-credentials/provider-credentials.controller';
@@ -15,6 +16,7 @@ import { RunListService } from './runs/run-list.service';
 import { RunsController } from './runs/runs.controller';
 import { UnprojectedRuns } from './runs/unprojected-runs';
 import { PROVIDER_OFFERS, RunsService } from './runs/runs.service';
+import { RunCancelService } from './runs/run-cancel.service';
 import { SESSION_ENDS, SESSION_TTL, SessionsController, type SessionEnds } from './sessions/sessions.controller';
 import { SERVICE_LIMITS, WorkspacesController } from './workspaces/workspaces.controller';
 
@@ -52,6 +54,8 @@ export class ApiModule {
       providers: [
         { provide: RunCommandBus, useValue: options.commands },
         { provide: RunEventStore, useValue: options.events },
+        // The api decides cancels itself: load, decide, append, again on a conflict.
+        { provide: RunCommandHandler, useFactory: (events: RunEventStore) => new RunCommandHandler(events, () => decisionConflicts.inc()), inject: [RunEventStore] },
         { provide: RunQueries, useValue: options.queries },
         { provide: Workspaces, useValue: options.workspaces },
         { provide: ProviderCredentials, useValue: options.credentials },
@@ -74,6 +78,7 @@ export class ApiModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         RunsService,
+        RunCancelService,
         RunListService,
         UnprojectedRuns,
         ProviderCredentialsService,

@@ -1,41 +1,43 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { RunNotFoundError, type RunCommand } from '@wrs/domain';
-import { createRunOf, type Disposition, type RunCommandMessage } from '@wrs/messaging';
-import type { RunCommandHandler } from '@wrs/messaging';
+import { RunNotFoundError } from '@wrs/domain';
+import type { Disposition, RunCommandHandler } from '@wrs/messaging';
 
-/** A cancel can overtake its run's create when the create is being retried: wait for it this long. */
-const MAX_DELIVERIES_BEFORE_CREATE = 50;
+/**
+ * A cancel as an api of the previous version published it (`<ns>.cmd.cancel.<workspace>.<run>`): this
+ * version's api decides cancels itself and publishes none. Kept for one release so that a rolling
+ * upgrade loses no cancel an old api accepted; remove it, and `cmd.>` from the command stream, after.
+ */
+interface LegacyCancelMessage {
+  readonly type: 'CancelRun';
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly requestedBy: string;
+  readonly now: string;
+}
 
-/** Turns the API's command messages into decisions. */
+/** Decides the cancels an api of the previous version left on the command stream; anything else is dropped. */
 export class CommandConsumer {
   constructor(private readonly handler: RunCommandHandler) {}
 
   async handle(message: JsMsg): Promise<Disposition> {
-    let command: RunCommandMessage;
+    let command: LegacyCancelMessage;
     try {
-      command = message.json<RunCommandMessage>();
+      command = message.json<LegacyCancelMessage>();
     } catch {
       return 'drop';
     }
+    // Creates went to the run's events directly since the previous version: no create command is left to decide.
+    if (command.type !== 'CancelRun') {
+      return 'drop';
+    }
     try {
-      // A create usually finds no run yet: decide on that and skip reading the (empty) stream.
-      const snapshot = command.type === 'CreateRun' ? { state: null, version: 0 } : undefined;
-      await this.handler.execute(command.workspaceId, command.runId, toDomain(command), `cmd-${message.seq}`, snapshot);
+      await this.handler.execute(command.workspaceId, command.runId, { type: 'CancelRun', requestedBy: command.requestedBy, now: command.now }, `cmd-${message.seq}`);
       return 'ack';
     } catch (error) {
       if (error instanceof RunNotFoundError) {
-        return message.info.deliveryCount < MAX_DELIVERIES_BEFORE_CREATE ? { retryAfterMs: 200 } : 'drop';
+        return 'drop';
       }
       throw error;
     }
-  }
-}
-
-function toDomain(command: RunCommandMessage): RunCommand {
-  switch (command.type) {
-    case 'CreateRun':
-      return createRunOf(command);
-    case 'CancelRun':
-      return { type: 'CancelRun', requestedBy: command.requestedBy, now: command.now };
   }
 }

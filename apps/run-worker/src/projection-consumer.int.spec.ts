@@ -77,7 +77,7 @@ describe('ProjectionConsumer against real JetStream and Postgres: holes in a run
     const [created, dispatched, , succeeded] = messages;
     // run.started was delivered to a connection that died: JetStream would send it again in 30 s.
     expect(await consumer.handleBatch([created!, dispatched!, succeeded!])).toEqual(['ack', 'ack', 'ack']);
-    expect(await queries.find('ws', runId)).toEqual({ ...fold(lifecycle(runId)), terminal: true, version: succeeded!.seq });
+    expect(await queries.find('ws', runId)).toEqual({ ...fold(lifecycle(runId)), terminal: true, version: succeeded!.seq, stateVersion: succeeded!.seq });
     expect(told.filter((r) => r.runId === runId).at(-1)).toMatchObject({ state: 'succeeded', version: succeeded!.seq });
   });
 

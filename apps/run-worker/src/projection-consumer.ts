@@ -88,7 +88,7 @@ export class ProjectionConsumer {
   private async foldAcross(runId: string): Promise<void> {
     const run = await this.projection.foldAcrossHole(runId);
     if (run?.state) {
-      this.onProjected(toRunView(run.state, run.version));
+      this.onProjected(toRunView(run.state, run.version, run.stateVersion));
     }
   }
 
@@ -103,7 +103,7 @@ export class ProjectionConsumer {
       const last = own[own.length - 1];
       if (state && last) {
         // In the trace of the run's latest message: what the reconciler does next continues it.
-        within(last.index, () => this.onProjected(toRunView(state, run.version)));
+        within(last.index, () => this.onProjected(toRunView(state, run.version, run.stateVersion)));
       }
     }
     return projected;

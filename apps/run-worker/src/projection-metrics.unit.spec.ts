@@ -28,7 +28,7 @@ describe('what the worker records when an event is projected', () => {
 
   it('reads the run and workspace from command and event subjects', () => {
     const names = new StreamNames('wrs');
-    expect(idsFromSubject({ subject: names.createCommand('ws-1', 'run-1') })).toEqual({ workspaceId: 'ws-1', runId: 'run-1' });
+    expect(idsFromSubject({ subject: names.cancelCommand('ws-1', 'run-1') })).toEqual({ workspaceId: 'ws-1', runId: 'run-1' });
     expect(idsFromSubject({ subject: names.runEvents('ws-1', 'run-1') })).toEqual({ workspaceId: 'ws-1', runId: 'run-1' });
   });
 });

@@ -53,12 +53,12 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** How many commands one worker process decides at once (each waits mostly on JetStream). */
+/** How many legacy cancel commands one worker process decides at once (each waits mostly on JetStream). */
 const COMMAND_CONCURRENCY = 32;
 /** The most events the projection commits in one transaction. */
 const PROJECTION_BATCH = 256;
 
-/** Wires the worker: command decisions, the Postgres projection and the reconciler that drives runs. */
+/** Wires the worker: the Postgres projection, the reconciler that drives runs, and the drain of legacy cancel commands. */
 export async function startRunWorker(options: RunWorkerOptions): Promise<RunningWorker> {
   const { nc, db, namespace, offers, log } = options;
   const names = new StreamNames(namespace);
@@ -140,12 +140,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     ackWaitMs: 30_000,
     onError: onError('projection'),
   });
-  // Commands of different runs are decided in parallel, those of one run in order (a cancel after
-  // its create); the projection takes whatever has arrived as one batch.
+  // Cancels an api of the previous version published (for one release: see command-consumer.ts), in
+  // parallel across runs; the projection takes whatever has arrived as one batch.
   await commandConsumer.start(
     observedHandler('commands', idsFromSubject, async (m) => {
       const disposition = await commands.handle(m);
-      // One line per command (as many as create and cancel requests), with the request and trace ids.
+      // One line per legacy command, with the request and trace ids.
       log('info', 'command handled', { seq: m.seq, disposition });
       return disposition;
     }),

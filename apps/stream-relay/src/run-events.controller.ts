@@ -55,7 +55,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
     // the client has seen further than the firehose has).
     const known = await this.feed.known(workspaceId, runId);
     const last = knownSuffices(known, after) ? known : await this.feed.last(workspaceId, runId);
-    if (!last && !(await this.feed.accepted(workspaceId, runId)) && !(await this.queries.find(workspaceId, runId))) {
+    if (!last && !(await this.queries.find(workspaceId, runId))) {
       throw new ProblemError('run_not_found');
     }
     if (last && isTerminalEventType(last.envelope.type) && last.seq <= after) {

@@ -32,10 +32,7 @@ export class StreamNames {
     return `${this.namespace}.evt.>`;
   }
 
-  createCommand(workspaceId: string, runId: string): string {
-    return `${this.namespace}.cmd.create.${workspaceId}.${runId}`;
-  }
-
+  /** Where an api of the previous version published cancels (the worker drains them for one release). */
   cancelCommand(workspaceId: string, runId: string): string {
     return `${this.namespace}.cmd.cancel.${workspaceId}.${runId}`;
   }
@@ -45,6 +42,7 @@ export class StreamNames {
     return `${this.namespace}.idem.${workspaceId}.${keyHash}`;
   }
 
+  /** Commands of the previous version's apis (cancels): kept on the command stream for one release. */
   allCommands(): string {
     return `${this.namespace}.cmd.>`;
   }

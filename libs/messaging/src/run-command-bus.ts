@@ -6,12 +6,13 @@ import {
 } from '@nats-io/jetstream';
 import type { StreamNames } from './names';
 import { publishTraced } from './traced-publish';
-import type { CancelRunCommandMessage, CreateRunCommandMessage, IdempotencyClaim } from './run-commands';
+import type { IdempotencyClaim } from './run-commands';
 
 export type ClaimResult = { readonly claimed: true } | { readonly claimed: false; readonly existing: IdempotencyClaim };
 
 /**
- * The API's side of the command stream. Exactly one run per (workspace, Idempotency-Key) rests on
+ * The API's side of the command stream, which holds only idempotency claims (runs' events are appended
+ * to their own subjects by whoever decides them). Exactly one run per (workspace, Idempotency-Key) rests on
  * JetStream alone: the claim is the first message on the key's subject (`expect.lastSubjectSequence: 0`),
  * kept for the retention window; Redis is never needed for it.
  */
@@ -43,24 +44,6 @@ export class RunCommandBus {
       last_by_subj: this.names.idempotencyClaim(workspaceId, keyHash),
     });
     return existing ? existing.json<IdempotencyClaim>() : null;
-  }
-
-  /** Publishes the create command once; a retry for the same run finds it there and is a no-op. */
-  async publishCreate(command: CreateRunCommandMessage): Promise<void> {
-    await this.publishFirst('run.command.create', this.names.createCommand(command.workspaceId, command.runId), command);
-  }
-
-  async findCreate(workspaceId: string, runId: string): Promise<CreateRunCommandMessage | null> {
-    const message = await this.jsm.streams.getMessage(this.names.commandsStream, {
-      last_by_subj: this.names.createCommand(workspaceId, runId),
-    });
-    return message ? message.json<CreateRunCommandMessage>() : null;
-  }
-
-  async publishCancel(command: CancelRunCommandMessage): Promise<void> {
-    await publishTraced(this.js, 'run.command.cancel', this.names.cancelCommand(command.workspaceId, command.runId), JSON.stringify(command), {
-      msgID: `cancel:${command.runId}:${command.requestId}`,
-    });
   }
 
   /** True when this publish is the subject's first message; false when one was already there. */

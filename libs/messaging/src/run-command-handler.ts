@@ -1,4 +1,4 @@
-import { decide, evolve, fold, type MaybeRunState, type RunCommand, type RunEvent } from '@wrs/domain';
+import { advanceVersions, decide, evolve, fold, foldSequenced, type MaybeRunState, type RunCommand, type RunEvent, type RunVersions } from '@wrs/domain';
 import { VersionConflictError, type RunEventStore } from './run-event-store';
 
 export interface HandledCommand {
@@ -12,6 +12,15 @@ export interface HandledCommand {
 export interface Snapshot {
   readonly state: MaybeRunState;
   readonly version: number;
+}
+
+/** A run as its events say, with both its versions: what `decideOnEvents` checks and answers. */
+export interface LoadedRun extends RunVersions {
+  readonly state: MaybeRunState;
+}
+
+export interface DecidedOnEvents extends LoadedRun {
+  readonly appended: readonly RunEvent[];
 }
 
 const MAX_ATTEMPTS = 20;
@@ -51,6 +60,39 @@ export class RunCommandHandler {
       try {
         const newVersion = await this.store.append(workspaceId, runId, decided, version, `${messageIdBase}@${version}`);
         return { appended: decided, version: newVersion, state: decided.reduce(evolve, state) };
+      } catch (error) {
+        if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) {
+          throw error;
+        }
+        this.onConflict();
+      }
+    }
+  }
+
+  /**
+   * Like `execute`, always on the run's events (never a snapshot), with `check` asked before each
+   * decision: a precondition on the run as it is then (the api's `If-Match`), which throws to refuse.
+   * Answers the run after the decision with both versions.
+   */
+  async decideOnEvents(
+    workspaceId: string,
+    runId: string,
+    command: RunCommand,
+    messageIdBase: string,
+    check: (run: LoadedRun) => void = () => undefined,
+  ): Promise<DecidedOnEvents> {
+    for (let attempt = 1; ; attempt++) {
+      const { events } = await this.store.read(workspaceId, runId);
+      const run = foldSequenced(events);
+      check(run);
+      const decided = decide(command, run.state);
+      if (decided.length === 0) {
+        return { ...run, appended: [] };
+      }
+      try {
+        const recorded = await this.store.appendRecorded(workspaceId, runId, decided, run.version, `${messageIdBase}@${run.version}`);
+        const versions = recorded.reduce(advanceVersions, { version: run.version, stateVersion: run.stateVersion });
+        return { state: decided.reduce(evolve, run.state), ...versions, appended: decided };
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) {
           throw error;

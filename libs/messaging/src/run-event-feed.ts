@@ -88,14 +88,6 @@ export class RunEventFeed {
     return (await this.liveFirehose()).known(this.names.runEvents(workspaceId, runId));
   }
 
-  /** A run that has no event yet exists if its create command was accepted. */
-  async accepted(workspaceId: string, runId: string): Promise<boolean> {
-    const message = await this.jsm.streams.getMessage(this.names.commandsStream, {
-      last_by_subj: this.names.createCommand(workspaceId, runId),
-    });
-    return message !== null;
-  }
-
   /**
    * The run's events after `afterSeq`, then its live ones. `last` is the run's last event as the
    * caller read it before (`last()` or `known()`), if it did: with it, and with what the firehose

@@ -92,7 +92,20 @@ export class RunEventStore {
     expectedVersion: number,
     messageIdBase: string,
   ): Promise<number> {
+    const recorded = await this.appendRecorded(workspaceId, runId, events, expectedVersion, messageIdBase);
+    return recorded.at(-1)?.seq ?? expectedVersion;
+  }
+
+  /** Appends in order after `expectedVersion`; returns each event with the sequence it was stored at. */
+  async appendRecorded(
+    workspaceId: string,
+    runId: string,
+    events: readonly RunEvent[],
+    expectedVersion: number,
+    messageIdBase: string,
+  ): Promise<RecordedRunEvent[]> {
     const subject = this.names.runEvents(workspaceId, runId);
+    const recorded: RecordedRunEvent[] = [];
     let version = expectedVersion;
     for (const [index, event] of events.entries()) {
       try {
@@ -107,6 +120,7 @@ export class RunEventStore {
           headers: meta,
         });
         version = ack.seq;
+        recorded.push({ seq: version, event });
       } catch (error) {
         if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) {
           throw new VersionConflictError(version);
@@ -114,6 +128,6 @@ export class RunEventStore {
         throw error;
       }
     }
-    return version;
+    return recorded;
   }
 }

@@ -10,6 +10,7 @@ import { ActiveRunsIndex1763700000002 } from './migrations/1763700000002-active-
 import { RunsListIndexes1763700000003 } from './migrations/1763700000003-runs-list-indexes';
 import { RunEventsPrevious1763700000004 } from './migrations/1763700000004-run-events-previous';
 import { ActiveRunsByUpdate1763700000005 } from './migrations/1763700000005-active-runs-by-update';
+import { RunStateVersion1763700000006 } from './migrations/1763700000006-run-state-version';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -32,7 +33,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     url: options.url,
     schema: options.schema,
     entities: [WorkspaceEntity, RunEntity, RunEventEntity],
-    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001, ActiveRunsIndex1763700000002, RunsListIndexes1763700000003, RunEventsPrevious1763700000004, ActiveRunsByUpdate1763700000005],
+    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001, ActiveRunsIndex1763700000002, RunsListIndexes1763700000003, RunEventsPrevious1763700000004, ActiveRunsByUpdate1763700000005, RunStateVersion1763700000006],
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.
     synchronize: false,

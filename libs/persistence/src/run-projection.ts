@@ -1,10 +1,12 @@
-import { evolve, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
+import { advanceVersions, evolve, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 
 export interface ProjectionResult {
   /** The run's state after this event, or null while its creation event has not arrived. */
   readonly state: RunState | null;
   readonly version: number;
+  /** The sequence of the last state-changing event folded in (not a log line). */
+  readonly stateVersion: number;
   /** False when the event had been projected before (a redelivery). */
   readonly applied: boolean;
 }
@@ -25,6 +27,8 @@ export interface ProjectedRun {
   /** The run's state after the batch, or null while its creation event has not arrived. */
   readonly state: RunState | null;
   readonly version: number;
+  /** The sequence of the last state-changing event folded in (not a log line): the run's ETag. */
+  readonly stateVersion: number;
   /** The sequences of the batch's events of this run that were new (not redeliveries). */
   readonly appliedSeqs: readonly number[];
   /**
@@ -56,7 +60,12 @@ export class RunProjection {
 
   async project(runId: string, seq: number, event: RunEvent, previous: number | null = null): Promise<ProjectionResult> {
     const [run] = await this.projectBatch([{ runId, seq, event, previous }]);
-    return { state: run?.state ?? null, version: run?.version ?? 0, applied: run?.appliedSeqs.includes(seq) ?? false };
+    return {
+      state: run?.state ?? null,
+      version: run?.version ?? 0,
+      stateVersion: run?.stateVersion ?? 0,
+      applied: run?.appliedSeqs.includes(seq) ?? false,
+    };
   }
 
   /**
@@ -116,7 +125,7 @@ export class RunProjection {
         const seqs = applied.get(runId) ?? [];
         const row = current.get(runId);
         if (seqs.length === 0) {
-          return { runId, state: row?.body ?? null, version: row?.version ?? 0, appliedSeqs: seqs, missing: null };
+          return { runId, state: row?.body ?? null, version: row?.version ?? 0, stateVersion: row?.stateVersion ?? 0, appliedSeqs: seqs, missing: null };
         }
         const start = from.get(runId) ?? null;
         const chain = foldChain(start, stored.get(runId) ?? [], start ? 0 : (row?.version ?? 0));
@@ -142,30 +151,36 @@ export class RunProjection {
  * back behind them), or every hole when told no delivery will fill them.
  */
 function foldChain(
-  start: { version: number; body: RunState } | null,
+  start: StoredRow | null,
   events: readonly StoredEvent[],
   acceptedUpTo: number,
-): { state: RunState | null; version: number; missing: number | null } {
+): { state: RunState | null; version: number; stateVersion: number; missing: number | null } {
   let state: RunState | null = start?.body ?? null;
-  let version = start?.version ?? 0;
+  let versions = { version: start?.version ?? 0, stateVersion: start?.stateVersion ?? 0 };
   for (const e of events) {
     // `previous` below the version cannot happen with appends guarded by the subject's last sequence;
     // folding such an event anyway keeps a run from stalling on data written some other way.
-    if (e.previous !== null && e.previous > version && e.previous > acceptedUpTo) {
-      return { state, version, missing: e.previous };
+    if (e.previous !== null && e.previous > versions.version && e.previous > acceptedUpTo) {
+      return { state, ...versions, missing: e.previous };
     }
     state = evolve(state, e.event);
-    version = e.seq;
+    versions = advanceVersions(versions, e);
   }
-  return { state, version, missing: null };
+  return { state, ...versions, missing: null };
 }
 
-async function rowsOf(tx: EntityManager, runIds: readonly string[]): Promise<Map<string, { version: number; body: RunState }>> {
-  const rows: { id: string; version: string; body: RunState }[] = await tx.query(
-    'SELECT id, version, body FROM runs WHERE id = ANY($1::uuid[])',
+interface StoredRow {
+  readonly version: number;
+  readonly stateVersion: number;
+  readonly body: RunState;
+}
+
+async function rowsOf(tx: EntityManager, runIds: readonly string[]): Promise<Map<string, StoredRow>> {
+  const rows: { id: string; version: string; state_version: string; body: RunState }[] = await tx.query(
+    'SELECT id, version, state_version, body FROM runs WHERE id = ANY($1::uuid[])',
     [runIds],
   );
-  return new Map(rows.map((row) => [row.id, { version: Number(row.version), body: row.body }]));
+  return new Map(rows.map((row) => [row.id, { version: Number(row.version), stateVersion: Number(row.state_version), body: row.body }]));
 }
 
 /** Each run's stored events above a version (all of them for a null start), in sequence order. */
@@ -208,12 +223,12 @@ async function upsertRuns(tx: EntityManager, runs: readonly ProjectedRun[]): Pro
   }
   const states = runs.map((r) => r.state as RunState);
   await tx.query(
-    `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at)
-     SELECT id, workspace_id, state, terminal, version, body, created_at, now()
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::jsonb[], $7::timestamptz[])
-       AS t(id, workspace_id, state, terminal, version, body, created_at)
+    `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, state_version, updated_at)
+     SELECT id, workspace_id, state, terminal, version, body, created_at, state_version, now()
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::jsonb[], $7::timestamptz[], $8::bigint[])
+       AS t(id, workspace_id, state, terminal, version, body, created_at, state_version)
      ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, terminal = EXCLUDED.terminal,
-       version = EXCLUDED.version, body = EXCLUDED.body, updated_at = now()`,
+       version = EXCLUDED.version, state_version = EXCLUDED.state_version, body = EXCLUDED.body, updated_at = now()`,
     [
       runs.map((r) => r.runId),
       states.map((s) => s.workspaceId),
@@ -222,6 +237,7 @@ async function upsertRuns(tx: EntityManager, runs: readonly ProjectedRun[]): Pro
       runs.map((r) => r.version),
       states.map((s) => JSON.stringify(s)),
       states.map((s) => s.createdAt),
+      runs.map((r) => r.stateVersion),
     ],
   );
 }

@@ -8,12 +8,12 @@ export class RunQueries {
   /** The run if it belongs to the workspace; a foreign run is exactly as absent as a missing one. */
   async find(workspaceId: string, runId: string): Promise<RunView | null> {
     // A plain query: this is the hottest read of the service, and the ORM's per-call work dominates it.
-    const rows: { body: RunState; version: string }[] = await this.db.query(
-      'SELECT body, version FROM runs WHERE id = $1 AND workspace_id = $2',
+    const rows: StoredRun[] = await this.db.query(
+      'SELECT body, version, state_version FROM runs WHERE id = $1 AND workspace_id = $2',
       [runId, workspaceId],
     );
     const row = rows[0];
-    return row ? toRunView(row.body, Number(row.version)) : null;
+    return row ? viewOf(row) : null;
   }
 
   /**
@@ -39,12 +39,12 @@ export class RunQueries {
     if (filter.idempotencyKey !== undefined) {
       where.push(`body->>'idempotencyKey' = ${bind(filter.idempotencyKey)}`);
     }
-    const rows: { body: RunState; version: string }[] = await this.db.query(
-      `SELECT body, version FROM runs WHERE ${where.join(' AND ')}
+    const rows: StoredRun[] = await this.db.query(
+      `SELECT body, version, state_version FROM runs WHERE ${where.join(' AND ')}
        ORDER BY created_at DESC, id DESC LIMIT ${bind(filter.limit + 1)}`,
       params,
     );
-    const items = rows.slice(0, filter.limit).map((row) => toRunView(row.body, Number(row.version)));
+    const items = rows.slice(0, filter.limit).map(viewOf);
     return { items, more: rows.length > filter.limit };
   }
 
@@ -79,11 +79,11 @@ export class RunQueries {
    * runs spent its database time here and in `placedCounts`).
    */
   async active(limit: number): Promise<RunView[]> {
-    const rows: { body: RunState; version: string }[] = await this.db.query(
-      'SELECT body, version FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1',
+    const rows: StoredRun[] = await this.db.query(
+      'SELECT body, version, state_version FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1',
       [limit],
     );
-    return rows.map((row) => toRunView(row.body, Number(row.version)));
+    return rows.map(viewOf);
   }
 
   /**
@@ -98,6 +98,16 @@ export class RunQueries {
     const rows: { id: string; terminal: boolean }[] = await this.db.query('SELECT id, terminal FROM runs WHERE id = ANY($1::uuid[])', [ids]);
     return new Map(rows.map((row) => [row.id, row.terminal]));
   }
+}
+
+interface StoredRun {
+  readonly body: RunState;
+  readonly version: string;
+  readonly state_version: string;
+}
+
+function viewOf(row: StoredRun): RunView {
+  return toRunView(row.body, Number(row.version), Number(row.state_version));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connectNats, RunCommandBus, RunEventStore, StreamNames } from '@wrs/messaging';
+import { connectNats, RunEventStore, StreamNames } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -24,7 +24,6 @@ describe('POST /runs records the run\'s first event before answering', () => {
   let api: InProcessApi;
   let nc: NatsConnection;
   let store: RunEventStore;
-  let commands: RunCommandBus;
 
   beforeAll(async () => {
     env = await isolatedEnvironment();
@@ -34,7 +33,6 @@ describe('POST /runs records the run\'s first event before answering', () => {
     nc = await connectNats(env.natsUrl, 'first-event-test');
     const names = new StreamNames(env.namespace);
     store = new RunEventStore(jetstream(nc), await jetstreamManager(nc), names);
-    commands = new RunCommandBus(jetstream(nc), await jetstreamManager(nc), names);
   });
 
   afterAll(async () => {
@@ -73,18 +71,5 @@ describe('POST /runs records the run\'s first event before answering', () => {
     expect(retry.body).toEqual(first.body);
     const { events } = await store.read('ws-first', (first.body as RunBody).id);
     expect(events).toHaveLength(1);
-  });
-
-  it('still answers a run accepted as a command by an older api and not yet decided by a worker', async () => {
-    const runId = randomUUID();
-    await commands.publishCreate({
-      type: 'CreateRun', runId, workspaceId: 'ws-first', workload: { image: 'alpine' }, provider: 'auto', region: 'auto',
-      idempotencyKey: 'older-api', now: new Date().toISOString(), requestId: 'r',
-    });
-    const got = await api.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
-    expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ id: runId, state: 'queued', version: 0, workload: { image: 'alpine' } });
-    const foreign = await api.client.call('GET /runs/{runId}', `/runs/${runId}`, { token: testToken(key, 'ws-other') });
-    expect(foreign.status).toBe(404);
   });
 });

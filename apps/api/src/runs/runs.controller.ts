@@ -7,6 +7,7 @@ import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
 import { toRunResource } from '@wrs/domain';
 import { RunsService } from './runs.service';
+import { RunCancelService } from './run-cancel.service';
 import { parseListRunsQuery } from './list-runs-query';
 import { RunListService } from './run-list.service';
 import { encodeRunCursor } from './run-cursor';
@@ -16,6 +17,7 @@ export class RunsController {
   constructor(
     private readonly runs: RunsService,
     private readonly runList: RunListService,
+    private readonly cancels: RunCancelService,
   ) {}
 
   @Get()
@@ -39,7 +41,7 @@ export class RunsController {
     @Body() body: CreateRunDto,
   ): Promise<Record<string, unknown>> {
     const key = requireIdempotencyKey(idempotencyKey);
-    const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body, requestIdOf(req));
+    const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body);
     res.status(201).setHeader('Location', `/api/v1/runs/${run.runId}`);
     if (replayed) {
       res.setHeader('Idempotent-Replayed', 'true');
@@ -57,11 +59,12 @@ export class RunsController {
     @Param('runId') runId: string,
   ): Promise<Record<string, unknown>> {
     const run = await this.runs.get(authOf(req).workspaceId, runId);
-    res.setHeader('ETag', `"${run.version}"`);
+    // The last state change, not the last event: a log line does not make an If-Match stale.
+    res.setHeader('ETag', `"${run.stateVersion}"`);
     return toRunResource(run);
   }
 
-  /** `POST /runs/{runId}:cancel`: the colon is literal, escaped for Express 5's path syntax. */
+  /** `POST /runs/{runId}:cancel`: the colon is literal, escaped for Express 5's path syntax. The body is the run after the cancel. */
   @Post(':runId\\:cancel')
   @HttpCode(202)
   async cancel(
@@ -70,6 +73,6 @@ export class RunsController {
     @Headers('if-match') ifMatch: string | undefined,
   ): Promise<Record<string, unknown>> {
     const auth = authOf(req);
-    return toRunResource(await this.runs.cancel(auth.workspaceId, runId, auth.subject, requestIdOf(req), ifMatch));
+    return toRunResource(await this.cancels.cancel(auth.workspaceId, runId, auth.subject, requestIdOf(req), ifMatch));
   }
 }

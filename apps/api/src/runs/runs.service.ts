@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { Failpoint } from '@wrs/config';
 import { checkRequestedPlacement, decide, isUuid, type ProviderOffer, type RunView } from '@wrs/domain';
-import { createRunOf, RunCommandBus, RunEventStore, VersionConflictError, type CreateRunCommandMessage, type IdempotencyClaim } from '@wrs/messaging';
+import { RunCommandBus, RunEventStore, VersionConflictError, type IdempotencyClaim } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { rateLimitRejections } from '@wrs/observability';
@@ -10,7 +10,7 @@ import { ProblemError } from '@wrs/problem';
 import type { CreateRunDto } from './create-run.dto';
 import { IdempotencyCache } from './idempotency-cache';
 import { canonicalize, fingerprintOf, sha256Hex } from './idempotency-key';
-import { pendingRun } from './pending-run';
+import { pendingRun, type CreateRun } from './pending-run';
 import { UnprojectedRuns } from './unprojected-runs';
 
 export const PROVIDER_OFFERS = Symbol('PROVIDER_OFFERS');
@@ -38,7 +38,6 @@ export class RunsService {
     workspaceId: string,
     idempotencyKey: string,
     body: CreateRunDto,
-    requestId: string,
   ): Promise<CreateRunOutcome> {
     const placement = checkRequestedPlacement(this.offers, body.provider, body.region);
     if (!placement.ok) {
@@ -55,7 +54,7 @@ export class RunsService {
       this.activeRunsQuota(workspaceId).catch((error: unknown) => ({ error })),
     ]);
     if ('finished' in begun) {
-      return this.replay(begun.finished, fingerprint, workspaceId, idempotencyKey, canonical, requestId);
+      return this.replay(begun.finished, fingerprint, workspaceId, idempotencyKey, canonical);
     }
     const lock = begun.lock;
     if (lock === 'held-by-another') {
@@ -75,7 +74,7 @@ export class RunsService {
       if (winner.fingerprint !== fingerprint) {
         throw new ProblemError('idempotency_conflict');
       }
-      const command = createCommand(winner, workspaceId, idempotencyKey, canonical, requestId);
+      const command = createCommand(winner, workspaceId, idempotencyKey, canonical);
       // Also on a replay: if the first request died between its claim and this append, the retry
       // finishes its work (the body is the same, the fingerprint says so).
       await this.record(command);
@@ -95,8 +94,8 @@ export class RunsService {
    * once and no worker stands between a create and what a client sees of it. Creating a run that is
    * already there (a retry, or a replay finishing a crashed request) decides nothing.
    */
-  private async record(command: CreateRunCommandMessage): Promise<void> {
-    const events = decide(createRunOf(command), null);
+  private async record(command: CreateRun): Promise<void> {
+    const events = decide(command, null);
     try {
       await this.events.append(command.workspaceId, command.runId, events, 0, 'create');
     } catch (error) {
@@ -144,12 +143,11 @@ export class RunsService {
     workspaceId: string,
     idempotencyKey: string,
     body: CreateRunDto,
-    requestId: string,
   ): CreateRunOutcome {
     if (claim.fingerprint !== fingerprint) {
       throw new ProblemError('idempotency_conflict');
     }
-    return { run: pendingRun(createCommand(claim, workspaceId, idempotencyKey, body, requestId)), replayed: true };
+    return { run: pendingRun(createCommand(claim, workspaceId, idempotencyKey, body)), replayed: true };
   }
 
   /** Read-your-writes: a run the projection has not caught up with is read from its events. */
@@ -163,37 +161,9 @@ export class RunsService {
     }
     return run;
   }
-
-  async cancel(
-    workspaceId: string,
-    runId: string,
-    requestedBy: string,
-    requestId: string,
-    ifMatch: string | undefined,
-  ): Promise<RunView> {
-    const run = await this.get(workspaceId, runId);
-    if (ifMatch !== undefined && !etagMatches(ifMatch, run.version)) {
-      throw new ProblemError('version_conflict', { params: { currentVersion: run.version } });
-    }
-    await this.commands.publishCancel({
-      type: 'CancelRun',
-      runId,
-      workspaceId,
-      requestedBy,
-      now: new Date().toISOString(),
-      requestId,
-    });
-    return run;
-  }
 }
 
-function createCommand(
-  claim: IdempotencyClaim,
-  workspaceId: string,
-  idempotencyKey: string,
-  body: CreateRunDto,
-  requestId: string,
-): CreateRunCommandMessage {
+function createCommand(claim: IdempotencyClaim, workspaceId: string, idempotencyKey: string, body: CreateRunDto): CreateRun {
   return {
     type: 'CreateRun',
     runId: claim.runId,
@@ -203,14 +173,5 @@ function createCommand(
     region: body.region,
     idempotencyKey,
     now: claim.createdAt,
-    requestId,
   };
-}
-
-/** `If-Match` per RFC 9110: `*`, or a list of entity tags one of which is the run's version. */
-export function etagMatches(ifMatch: string, version: number): boolean {
-  return ifMatch
-    .split(',')
-    .map((tag) => tag.trim())
-    .some((tag) => tag === '*' || tag === `"${version}"`);
 }

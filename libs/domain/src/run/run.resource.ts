@@ -1,6 +1,6 @@
 import type { RunView } from './run.view';
 
-/** A Run as the contract's `Run` schema describes it. */
+/** A Run as the contract's `Run` schema describes it: its `version` is the last state change's (what the ETag names). */
 export function toRunResource(run: RunView): Record<string, unknown> {
   return {
     id: run.runId,
@@ -20,6 +20,6 @@ export function toRunResource(run: RunView): Record<string, unknown> {
     failure: run.failure,
     cancellation: run.cancellation,
     logLines: run.logLines,
-    version: run.version,
+    version: run.stateVersion,
   };
 }

@@ -22,6 +22,10 @@ export class RunEntity {
   @Column({ type: 'bigint', transformer: bigintAsNumber })
   version!: number;
 
+  /** The sequence of the last state-changing event folded in (not a log line): the run's ETag. */
+  @Column({ name: 'state_version', type: 'bigint', transformer: bigintAsNumber })
+  stateVersion!: number;
+
   @Column({ type: 'jsonb' })
   body!: RunState;
 

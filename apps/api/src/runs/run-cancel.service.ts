@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { isUuid, RunNotFoundError, toRunView, type RunView } from '@wrs/domain';
+import { RunCommandHandler, type LoadedRun } from '@wrs/messaging';
+import { ProblemError } from '@wrs/problem';
+
+/**
+ * `POST /runs/{id}:cancel`, decided here: the run's events are read from JetStream, `If-Match` is
+ * checked against their last state change, the pure decider decides, and the events are appended with
+ * the version read (decided again on a conflict, `If-Match` included). The answer is the run after it.
+ */
+@Injectable()
+export class RunCancelService {
+  constructor(private readonly handler: RunCommandHandler) {}
+
+  async cancel(workspaceId: string, runId: string, requestedBy: string, requestId: string, ifMatch: string | undefined): Promise<RunView> {
+    if (!isUuid(runId)) {
+      throw new ProblemError('run_not_found');
+    }
+    const check = (run: LoadedRun): void => {
+      // A missing run is a 404 whatever the client sends: the decider says so below.
+      if (run.state && ifMatch !== undefined && !etagMatches(ifMatch, run.stateVersion)) {
+        throw new ProblemError('version_conflict', { params: { currentVersion: run.stateVersion } });
+      }
+    };
+    const command = { type: 'CancelRun' as const, requestedBy, now: new Date().toISOString() };
+    try {
+      const run = await this.handler.decideOnEvents(workspaceId, runId, command, `cancel-${requestId}`, check);
+      if (!run.state) {
+        throw new RunNotFoundError();
+      }
+      return toRunView(run.state, run.version, run.stateVersion);
+    } catch (error) {
+      if (error instanceof RunNotFoundError) {
+        throw new ProblemError('run_not_found');
+      }
+      throw error;
+    }
+  }
+}
+
+/** `If-Match` per RFC 9110: `*`, or a list of entity tags one of which is the run's version. */
+export function etagMatches(ifMatch: string, version: number): boolean {
+  return ifMatch
+    .split(',')
+    .map((tag) => tag.trim())
+    .some((tag) => tag === '*' || tag === `"${version}"`);
+}
