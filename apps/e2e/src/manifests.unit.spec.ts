@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { executableMissing, itNeeding } from '@wrs/testing';
 import { parseAllDocuments } from 'yaml';
+import { modelFor } from './kubelet/schemas';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The api's body limit (apps/api/src/api-app.ts MAX_BODY_BYTES), which the ingress must match. */
@@ -19,18 +20,6 @@ function nginxSize(value: string): number {
 /** `kubectl kustomize DIR` (rejects with kubectl's message when it fails). */
 async function renderKustomize(dir: string): Promise<string> {
   return (await promisify(execFile)('/usr/bin/kubectl', ['kustomize', dir], { encoding: 'utf8' })).stdout;
-}
-
-/** kind -> the kubernetes-models class that validates it against the Kubernetes JSON schema. */
-function modelFor(apiVersion: string, kind: string): { new (data: unknown): { validate(): void } } {
-  const group = apiVersion.includes('/') ? apiVersion : `v1`;
-  const path = group === 'v1' ? `v1/${kind}` : `${group}/${kind}`;
-  const module = require(`kubernetes-models/${path}`) as Record<string, { new (data: unknown): { validate(): void } }>;
-  const model = module[kind];
-  if (!model) {
-    throw new Error(`no schema for ${apiVersion} ${kind}`);
-  }
-  return model;
 }
 
 function documents(file: string): Record<string, unknown>[] {
@@ -63,15 +52,18 @@ describe('deployment files', () => {
       expect(existsSync(join(ROOT, 'deploy/observability', file))).toBe(true);
     }
     for (const overlay of ['dev', 'prod']) {
-      const k = documents(join(ROOT, 'deploy/kubernetes/overlays', overlay, 'kustomization.yaml'))[0] as { resources: string[] };
+      const k = documents(join(ROOT, 'deploy/kubernetes/overlays', overlay, 'kustomization.yaml'))[0] as { resources: string[]; components?: string[] };
       expect(k.resources).toEqual(['../../base']);
+      for (const component of k.components ?? []) {
+        expect(existsSync(join(ROOT, 'deploy/kubernetes/overlays', overlay, component, 'kustomization.yaml'))).toBe(true);
+      }
     }
   });
 
   it('every component that creates streams reads JETSTREAM_REPLICAS from the ConfigMap; prod asks for 3', () => {
     const pods = manifests
       .flatMap((f) => documents(join(base, f)))
-      .filter((d) => ['api', 'run-worker', 'stream-relay', 'migrate'].includes((d as { metadata: { name: string } }).metadata.name))
+      .filter((d) => /^(api|run-worker|stream-relay|migrate-[\d.]+)$/.test((d as { metadata: { name: string } }).metadata.name))
       .filter((d) => d['kind'] === 'Deployment' || d['kind'] === 'Job') as { spec: { template: { spec: { containers: { env: unknown[] }[] } } } }[];
     expect(pods.length).toBe(4);
     for (const pod of pods) {
