@@ -98,8 +98,10 @@ export interface paths {
         /**
          * The current derived state of a Run.
          * @description The state folded from every event projected so far; `version` (and the ETag) name the last
-         *     event it reflects. It can trail the event stream by the projection's lag (milliseconds). A run
-         *     accepted a moment ago is found at once (state `queued`, at the version of its first event).
+         *     state-changing event it reflects: every event but `run.log` (a log line changes `logLines`
+         *     only), so an ETag stays current while a run prints. It can trail the event stream by the
+         *     projection's lag (milliseconds). A run accepted a moment ago is found at once (state `queued`,
+         *     at the version of its first event).
          */
         get: operations["getRun"];
         put?: never;
@@ -160,9 +162,11 @@ export interface paths {
         put?: never;
         /**
          * Ask for a Run to be canceled.
-         * @description Accepted asynchronously: the answer is the run as it is now; its state becomes `canceling`
-         *     then `canceled` (a run not yet dispatched goes straight to `canceled`). Canceling a run
-         *     that is already canceling or has ended changes nothing. No request body.
+         * @description Decided at once, carried out asynchronously: a run not yet dispatched is `canceled`; a starting
+         *     or running one becomes `canceling`, then `canceled` once its workload is stopped. Canceling a
+         *     run that is already canceling or has ended changes nothing. With `If-Match` the cancel is
+         *     refused (409 `version_conflict`) if the run's state changed since that version; log lines do
+         *     not count. No request body.
          */
         post: operations["cancelRun"];
         delete?: never;
@@ -431,7 +435,7 @@ export interface components {
             cancellation: components["schemas"]["Cancellation"] | components["schemas"]["NullValue"];
             /** @description How many log lines the run recorded (at most 1000; each at most 4096 characters). The lines are `run.log` events. */
             logLines: number;
-            /** @description Sequence of the last event folded into this state; 0 while the run is only accepted. */
+            /** @description Sequence of the last state-changing event folded into this state (any event but `run.log`, so a log line does not change it); 0 in the answer to its create. */
             version: number;
         };
         RunList: {
@@ -830,7 +834,7 @@ export interface components {
         /** @description The request's id, also in any problem body as `requestId`. Keep it for support. */
         "X-Request-ID": string;
         Location: string;
-        /** @description The run's version, quoted. */
+        /** @description The run's `version` (its last state-changing event; log lines do not change it), quoted. */
         ETag: string;
         /** @description Seconds to wait before retrying (on 429 and retryable 5xx answers). */
         "Retry-After": string;
@@ -1142,6 +1146,8 @@ export interface operations {
             header?: {
                 /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
                 "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
+                /** @description The ETag of a `GET /runs/{runId}` (or `*`, or a list of them, RFC 9110). The cancel is refused with 409 `version_conflict` unless one of them is the run's current `version`. */
+                "If-Match"?: string;
             };
             path: {
                 /** @description The run's id (a UUID). Any other value names no run (404). */
@@ -1151,7 +1157,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The cancellation was accepted; the body is the run as it was when accepted. */
+            /** @description The cancellation was accepted; the body is the run after it (`canceling`, or `canceled` if it was not yet dispatched; as it was if it had already ended). */
             202: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
