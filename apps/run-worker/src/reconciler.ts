@@ -1,22 +1,12 @@
-import {
-  AUTO,
-  AUTO_POLICY,
-  isTerminalState,
-  placementCandidates,
-  type FailoverCode,
-  type FailureCode,
-  type PlacementCandidate,
-  type ProviderOffer,
-  type RunCommand,
-  type RunView,
-} from '@wrs/domain';
+import { isTerminalState, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
+import type { RunCommandHandler, Snapshot } from '@wrs/messaging';
 import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
-import { observeDispatch } from './dispatch-observation';
-import { ProviderError, type RunProvider } from './providers/provider';
-import { timeoutOf } from './providers/run-timeout';
 import type { ProviderRegistry } from './providers/provider-registry';
-import type { RunCommandHandler, Snapshot } from '@wrs/messaging';
+import { cancel } from './reconcile/cancel-step';
+import { dispatch } from './reconcile/dispatch-step';
+import { observe } from './reconcile/observe-step';
+import { snapshotOf, type StepContext } from './reconcile/step-context';
 
 export interface ReconcilerOptions {
   readonly intervalMs: number;
@@ -49,14 +39,28 @@ export class Reconciler {
   constructor(
     private readonly queries: RunQueries,
     private readonly handler: RunCommandHandler,
-    private readonly providers: ProviderRegistry,
-    private readonly offers: readonly ProviderOffer[],
-    private readonly vault: CredentialVault,
+    providers: ProviderRegistry,
+    offers: readonly ProviderOffer[],
+    vault: CredentialVault,
     private readonly options: ReconcilerOptions,
     private readonly clock: () => Date = () => new Date(),
     /** Fault injection for crash tests (see FAILPOINT); a no-op unless armed. */
-    private readonly failpoint: (name: string) => void = () => undefined,
-  ) {}
+    failpoint: (name: string) => void = () => undefined,
+  ) {
+    this.context = {
+      providers,
+      offers,
+      vault,
+      loads: () => this.loads(),
+      unresponsiveAfterMs: options.unresponsiveAfterMs,
+      execute: (run, command, at, messageIdBase) => this.execute(run, command, at, messageIdBase),
+      nowMs: () => this.clock().getTime(),
+      failpoint,
+    };
+  }
+
+  /** What the steps (dispatch, observe, cancel) are given. */
+  private readonly context: StepContext;
 
   /**
    * The load per placement, one query for every dispatch that asks while it is in flight: a sweep
@@ -136,181 +140,24 @@ export class Reconciler {
         code: run.state === 'queued' ? 'provider_error' : 'provider_lost',
         message: `the provider has not answered for ${Math.round(silentMs / 1000)} s (${error instanceof Error ? error.message : String(error)})`,
       },
-      now: this.now(),
+      now: this.clock().toISOString(),
     });
   }
 
   private async drive(run: RunView): Promise<void> {
     switch (run.state) {
       case 'queued':
-        return this.dispatch(run);
+        return dispatch(this.context, run);
       case 'starting':
       case 'running':
-        return this.observe(run);
+        return observe(this.context, run);
       case 'canceling':
-        return this.cancel(run);
+        return cancel(this.context, run);
       case 'succeeded':
       case 'failed':
       case 'canceled':
         return;
     }
-  }
-
-  /**
-   * Places the run by the `auto` policy (priority, then cost, then load, then configured order) and
-   * fails over: a candidate that is full, unhealthy (for `auto` only: a provider asked for by name is
-   * tried anyway) or whose provider refuses is skipped, and the placement records each skip and why.
-   */
-  private async dispatch(run: RunView): Promise<void> {
-    const candidates = await this.rankedCandidates(run);
-    const failovers: Failover[] = [];
-    for (const candidate of candidates) {
-      const provider = this.providers.get(candidate.provider);
-      const capacity = this.offers.find((o) => o.provider === candidate.provider)?.capacity;
-      if (!provider) {
-        failovers.push({ provider: candidate.provider, region: candidate.region, code: 'provider_error', message: 'the provider is not available to this worker' });
-        continue;
-      }
-      if (capacity !== undefined && (candidate.load ?? 0) >= capacity) {
-        failovers.push({ provider: candidate.provider, region: candidate.region, code: 'no_capacity', message: `all ${capacity} places are in use` });
-        continue;
-      }
-      const health = this.providers.health.verdict(candidate.provider, run.workspaceId);
-      if (!health.healthy && run.requested.provider === AUTO) {
-        failovers.push({ provider: candidate.provider, region: candidate.region, code: 'unhealthy', message: `skipped: ${health.reason}` });
-        continue;
-      }
-      const placement = {
-        provider: candidate.provider,
-        region: candidate.region,
-        reason: placementReason(run, candidates.length, failovers.length),
-        candidates,
-        ...(failovers.length > 0 ? { failovers: [...failovers] } : {}),
-      };
-      // Opened outside the try: a failure to read our own store is not the provider's.
-      const credential = await this.vault.open(run.workspaceId, candidate.provider, candidate.region);
-      try {
-        await observeDispatch(candidate.provider, () => provider.submit(run, placement, credential));
-        this.providers.health.recordSuccess(candidate.provider, run.workspaceId);
-      } catch (error) {
-        // Only a certain refusal counts against health here: after an unclear failure (the provider may
-        // have started the workload) the run must not be moved elsewhere by an `unhealthy` skip.
-        if (error instanceof ProviderError && error.code === 'provider_error') {
-          this.providers.health.recordFailure(candidate.provider, run.workspaceId, error);
-        }
-        if (!(error instanceof ProviderError)) {
-          throw error;
-        }
-        if (error.code === 'image_not_found') {
-          await this.execute(run, { type: 'FailRun', failure: { code: error.code, message: error.message }, now: this.now() });
-          return;
-        }
-        failovers.push({ provider: candidate.provider, region: candidate.region, code: error.code, message: error.message });
-        continue;
-      }
-      this.failpoint('worker.after-submit');
-      await this.execute(run, { type: 'DispatchRun', placement, now: this.now() });
-      return;
-    }
-    const tried = failovers.map((f) => `${f.provider}/${f.region}: ${f.code}: ${f.message}`).join('; ');
-    await this.execute(run, {
-      type: 'FailRun',
-      failure: {
-        code: finalFailureCode(failovers),
-        message: tried ? `no candidate could take the run (${tried})` : 'no configured provider offers the requested placement',
-      },
-      now: this.now(),
-    });
-  }
-
-  /** The candidates in policy order, each with its load: the unfinished runs placed there now. */
-  private async rankedCandidates(run: RunView): Promise<PlacementCandidate[]> {
-    const loads = await this.loads();
-    return placementCandidates(this.offers, run.requested.provider, run.requested.region, (p, r) => loads.get(`${p}/${r}`) ?? 0);
-  }
-
-  private async observe(run: RunView): Promise<void> {
-    const provider = run.placement && this.providers.get(run.placement.provider);
-    if (!provider) {
-      await this.execute(run, {
-        type: 'FailRun',
-        failure: { code: 'provider_error', message: 'the run\'s provider is no longer configured' },
-        now: this.now(),
-      });
-      return;
-    }
-    if (this.timedOut(run)) {
-      await provider.cancel(run);
-      await provider.release?.(run);
-      await this.execute(run, {
-        type: 'FailRun',
-        failure: { code: 'timed_out', message: `the workload ran longer than ${timeoutOf(run)} s` },
-        now: this.now(),
-      });
-      return;
-    }
-    const observation = await provider.observe(run).then(
-      (seen) => {
-        this.providers.health.recordSuccess(provider.name, run.workspaceId);
-        return seen;
-      },
-      (error: unknown) => {
-        this.providers.health.recordFailure(provider.name, run.workspaceId, error);
-        throw error;
-      },
-    );
-    switch (observation.phase) {
-      case 'pending':
-        return;
-      // Each step decides on the state the previous one left (not on the row again, which the first
-      // append made stale: deciding on it would conflict and read the run's events back).
-      case 'running': {
-        const started = await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
-        await this.recordLogs(run, provider, started);
-        return;
-      }
-      case 'exited': {
-        const started = await this.execute(run, { type: 'MarkRunStarted', now: this.now() });
-        // Every line the workload wrote is recorded before its end.
-        const logged = await this.recordLogs(run, provider, started);
-        await this.execute(run, { type: 'CompleteRun', exitCode: observation.exitCode, now: this.now() }, logged);
-        await provider.release?.(run);
-        return;
-      }
-      case 'failed': {
-        const logged = await this.recordLogs(run, provider, snapshotOf(run));
-        await this.execute(run, { type: 'FailRun', failure: { code: observation.code, message: observation.reason }, now: this.now() }, logged);
-        await provider.release?.(run);
-        return;
-      }
-      case 'lost':
-        await this.execute(run, {
-          type: 'FailRun',
-          failure: { code: 'provider_lost', message: observation.reason },
-          now: this.now(),
-        });
-        return;
-    }
-  }
-
-  private timedOut(run: RunView): boolean {
-    return run.state === 'running' && run.startedAt !== null && this.clock().getTime() - Date.parse(run.startedAt) > timeoutOf(run) * 1000;
-  }
-
-  private async recordLogs(run: RunView, provider: RunProvider, at: Snapshot): Promise<Snapshot> {
-    const fromIndex = at.state?.logLines ?? run.logLines;
-    const lines = await provider.logs(run, fromIndex);
-    if (lines.length === 0) {
-      return at;
-    }
-    return this.execute(run, { type: 'RecordLogs', fromIndex, lines, now: this.now() }, at, `rec-${run.runId}-logs-${fromIndex}`);
-  }
-
-  private async cancel(run: RunView): Promise<void> {
-    const provider = run.placement && this.providers.get(run.placement.provider);
-    await provider?.cancel(run);
-    await this.execute(run, { type: 'ConfirmRunCanceled', now: this.now() });
-    await provider?.release?.(run);
   }
 
   /** Returns the run's state after the decision: what the next step of the same drive decides on. */
@@ -326,44 +173,7 @@ export class Reconciler {
     this.saw(run.runId, handled.version, handled.state !== null && isTerminalState(handled.state.state));
     return { state: handled.state, version: handled.version };
   }
-
-  private now(): string {
-    return this.clock().toISOString();
-  }
 }
 
 /** Bounds the memory of newest versions (cleared when full: forgetting only costs a conflict). */
 const MAX_REMEMBERED_RUNS = 100_000;
-
-function snapshotOf(run: RunView): Snapshot {
-  return { state: run, version: run.version };
-}
-
-interface Failover {
-  readonly provider: string;
-  readonly region: string;
-  readonly code: FailoverCode;
-  readonly message: string;
-}
-
-/**
- * Why a run no candidate could take failed: when every candidate failed for the same reason, that
- * reason (a missing credential or a refusing provider tells the user what to fix; a provider skipped
- * as unhealthy is a provider error); else no capacity.
- */
-function finalFailureCode(failovers: readonly Failover[]): FailureCode {
-  const codes = new Set(failovers.map((f) => f.code));
-  const [only] = codes;
-  if (codes.size !== 1 || only === undefined) {
-    return 'no_capacity';
-  }
-  return only === 'unhealthy' ? 'provider_error' : only;
-}
-
-function placementReason(run: RunView, candidates: number, skipped: number): string {
-  const policy =
-    run.requested.provider === 'auto' || run.requested.region === 'auto'
-      ? `auto: ${candidates} candidate(s) by ${AUTO_POLICY}`
-      : 'as requested';
-  return skipped > 0 ? `${policy}; ${skipped} candidate(s) before this one could not take the run` : policy;
-}

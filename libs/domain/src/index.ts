@@ -6,3 +6,5 @@ export * from './run/run.versions';
 export * from './placement/placement';
 export * from './run/run.resource';
 export * from './ids';
+export * from './placement/failover';
+export * from './run/run.timeout';

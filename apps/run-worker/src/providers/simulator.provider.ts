@@ -54,6 +54,10 @@ export class SimulatorProvider implements RunProvider {
   }
 
   private phaseOf(run: RunView): Observation {
+    // Nothing runs, so once a cancel has stopped "it" there is nothing left: the cancel is confirmed.
+    if (run.state === 'canceling') {
+      return { phase: 'lost', reason: 'the simulator runs nothing; the canceled run is gone' };
+    }
     if (!run.dispatchedAt) {
       return { phase: 'pending' };
     }

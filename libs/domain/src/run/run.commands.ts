@@ -1,4 +1,4 @@
-import { LOG_LIMITS, type Failure, type Placement, type RunEvent, type Workload } from './run.events';
+import { LOG_LIMITS, type Failover, type Failure, type Placement, type RunEvent, type Workload } from './run.events';
 import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
 
 /**
@@ -17,6 +17,8 @@ export type RunCommand =
       readonly now: string;
     }
   | { readonly type: 'DispatchRun'; readonly placement: Placement; readonly now: string }
+  /** The provider the run was dispatched to refused it for certain: nothing runs there. */
+  | { readonly type: 'RefuseDispatch'; readonly refusal: Failover; readonly now: string }
   | { readonly type: 'MarkRunStarted'; readonly now: string }
   | {
       readonly type: 'RecordLogs';
@@ -60,6 +62,11 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
       return state.state === 'queued'
         ? [{ type: 'run.dispatched', data: { placement: command.placement, at: command.now } }]
         : [];
+    case 'RefuseDispatch':
+      // Only the dispatch it answers: a refusal that arrives after a cancel, or for an older placement, changes nothing.
+      return state.state === 'starting' && isPlacedAt(state.placement, command.refusal)
+        ? [{ type: 'run.dispatch_refused', data: { refusal: command.refusal, at: command.now } }]
+        : [];
     case 'MarkRunStarted':
       return state.state === 'starting' ? [{ type: 'run.started', data: { at: command.now } }] : [];
     case 'RecordLogs':
@@ -67,7 +74,8 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
     case 'CompleteRun':
       return completionEvents(state.state, command.exitCode, command.now, state.cancellation?.requestedBy);
     case 'FailRun':
-      if (state.state === 'canceling') {
+      // Cancel wins over a failure, except the failure to confirm the cancel: that must not read as done.
+      if (state.state === 'canceling' && command.failure.code !== 'cancel_unconfirmed') {
         return [canceled(state.cancellation?.requestedBy, command.now)];
       }
       return [{ type: 'run.failed', data: { failure: command.failure, exitCode: null, at: command.now } }];
@@ -85,6 +93,10 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
     default:
       return assertNever(command);
   }
+}
+
+function isPlacedAt(placement: Placement | null, where: { provider: string; region: string }): boolean {
+  return placement !== null && placement.provider === where.provider && placement.region === where.region;
 }
 
 function completionEvents(

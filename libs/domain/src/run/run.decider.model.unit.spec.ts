@@ -38,6 +38,9 @@ function modelApply(m: Model, command: RunCommand): void {
     case 'DispatchRun':
       m.state = s === 'queued' ? 'starting' : s;
       return;
+    case 'RefuseDispatch':
+      m.state = s === 'starting' ? 'queued' : s;
+      return;
     case 'MarkRunStarted':
       m.state = s === 'starting' ? 'running' : s;
       return;
@@ -50,7 +53,7 @@ function modelApply(m: Model, command: RunCommand): void {
       m.state = s === 'canceling' ? 'canceled' : command.exitCode === 0 ? 'succeeded' : 'failed';
       return;
     case 'FailRun':
-      m.state = s === 'canceling' ? 'canceled' : 'failed';
+      m.state = s === 'canceling' && command.failure.code !== 'cancel_unconfirmed' ? 'canceled' : 'failed';
       return;
     case 'CancelRun':
       m.state = s === 'queued' ? 'canceled' : 'canceling';
@@ -144,6 +147,8 @@ const commandArb: fc.Arbitrary<RunCommand> = fc.oneof(
     })),
   fc.integer({ min: 0, max: 2 }).map((exitCode): RunCommand => ({ type: 'CompleteRun', exitCode, now: NOW })),
   fc.constant<RunCommand>({ type: 'FailRun', failure: { code: 'provider_lost', message: 'lost' }, now: NOW }),
+  fc.constant<RunCommand>({ type: 'FailRun', failure: { code: 'cancel_unconfirmed', message: 'not confirmed' }, now: NOW }),
+  fc.constant<RunCommand>({ type: 'RefuseDispatch', refusal: { provider: 'simulator', region: 'local-1', code: 'provider_error', message: 'refused' }, now: NOW }),
   fc.constant<RunCommand>({ type: 'CancelRun', requestedBy: 'alice', now: NOW }),
   fc.constant<RunCommand>({ type: 'ConfirmRunCanceled', now: NOW }),
 );

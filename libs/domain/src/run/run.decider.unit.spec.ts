@@ -89,6 +89,32 @@ describe('run decider', () => {
         .then([{ type: 'run.failed', data: { failure, exitCode: null, at: T1 } }]));
     it('a failure while canceling ends canceled', () =>
       given([created, dispatched, cancelRequested]).when({ type: 'FailRun', failure, now: T3 }).then([canceledByAlice]));
+    it('a cancel its provider never confirmed ends failed, not canceled', () => {
+      const unconfirmed = { code: 'cancel_unconfirmed', message: 'still running' } as const;
+      return given([created, dispatched, cancelRequested])
+        .when({ type: 'FailRun', failure: unconfirmed, now: T3 })
+        .then([{ type: 'run.failed', data: { failure: unconfirmed, exitCode: null, at: T3 } }]);
+    });
+  });
+
+  describe('RefuseDispatch', () => {
+    const refusal = { provider: 'simulator', region: 'local-1', code: 'provider_error', message: 'refused' } as const;
+    const refuse: RunCommand = { type: 'RefuseDispatch', refusal, now: T2 };
+    const refused: RunEvent = { type: 'run.dispatch_refused', data: { refusal, at: T2 } };
+    it('queues a dispatched run again, remembering the refusal', () => {
+      given([created, dispatched]).when(refuse).then([refused]);
+      expect(fold([created, dispatched, refused])).toMatchObject({ state: 'queued', placement: null, dispatchedAt: null, refusals: [refusal] });
+    });
+    it('decides nothing for a refusal of another placement', () =>
+      given([created, dispatched]).when({ ...refuse, refusal: { ...refusal, region: 'elsewhere' } }).then([]));
+    it('decides nothing once canceling (the cancel removes whatever is there)', () =>
+      given([created, dispatched, cancelRequested]).when(refuse).then([]));
+    it('decides nothing for a queued or running run', () => {
+      given([created]).when(refuse).then([]);
+      given([created, dispatched, started]).when(refuse).then([]);
+    });
+    it('a run queued again after a refusal is canceled outright', () =>
+      given([created, dispatched, refused]).when({ type: 'CancelRun', requestedBy: 'alice', now: T3 }).then([canceledByAlice]));
   });
 
   describe('CancelRun', () => {

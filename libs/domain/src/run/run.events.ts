@@ -33,11 +33,30 @@ export interface Placement {
   readonly reason: string;
   readonly candidates: readonly PlacementCandidate[];
   /** Candidates tried or skipped before this one, and why each could not take the run. */
-  readonly failovers?: readonly { provider: string; region: string; code: FailoverCode; message: string }[];
+  readonly failovers?: readonly Failover[];
 }
 
-/** Why a candidate was passed over: it was full, unhealthy, refused, or the workspace has no credential for it. */
-export const FAILOVER_CODES = ['no_capacity', 'unhealthy', 'provider_error', 'image_not_found', 'provider_credential_missing'] as const;
+/** A candidate passed over, and why it could not take the run. */
+export interface Failover {
+  readonly provider: string;
+  readonly region: string;
+  readonly code: FailoverCode;
+  readonly message: string;
+}
+
+/**
+ * Why a candidate was passed over: it was full, unhealthy, refused, the workspace has no credential
+ * for it, or it could not get the image (another provider may have the credentials or the network).
+ */
+export const FAILOVER_CODES = [
+  'no_capacity',
+  'unhealthy',
+  'provider_error',
+  'image_not_found',
+  'provider_credential_missing',
+  'registry_auth_failed',
+  'image_pull_timed_out',
+] as const;
 export type FailoverCode = (typeof FAILOVER_CODES)[number];
 
 /** Log lines kept as events per run, and the longest line: a chatty workload cannot flood the stream. */
@@ -79,6 +98,8 @@ export type RunEvent =
       };
     }
   | { readonly type: 'run.dispatched'; readonly data: { readonly placement: Placement; readonly at: string } }
+  /** The dispatched-to provider refused the workload for certain (nothing runs): the run is queued again. */
+  | { readonly type: 'run.dispatch_refused'; readonly data: { readonly refusal: Failover; readonly at: string } }
   | { readonly type: 'run.started'; readonly data: { readonly at: string } }
   | {
       readonly type: 'run.log';
@@ -97,6 +118,7 @@ export type RunEventType = RunEvent['type'];
 export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   'run.created',
   'run.dispatched',
+  'run.dispatch_refused',
   'run.started',
   'run.log',
   'run.succeeded',

@@ -1,4 +1,4 @@
-import type { Failure, Placement, RunEvent, Workload } from './run.events';
+import type { Failover, Failure, Placement, RunEvent, Workload } from './run.events';
 
 export const RUN_STATES = [
   'queued',
@@ -35,6 +35,11 @@ export interface RunState {
   readonly cancellation: { readonly requestedBy: string; readonly requestedAt: string } | null;
   /** How many log lines the run has recorded (the lines themselves are on the event stream). */
   readonly logLines: number;
+  /**
+   * Dispatches a provider refused for certain, oldest first: the next placement skips them. Absent
+   * in rows projected before refusals existed, which means none.
+   */
+  readonly refusals?: readonly Failover[];
 }
 
 /** `null` is the state of a run that has no events yet. */
@@ -72,6 +77,14 @@ export function evolve(current: MaybeRunState, event: RunEvent): MaybeRunState {
   switch (event.type) {
     case 'run.dispatched':
       return { ...current, state: 'starting', placement: event.data.placement, dispatchedAt: event.data.at };
+    case 'run.dispatch_refused':
+      return {
+        ...current,
+        state: 'queued',
+        placement: null,
+        dispatchedAt: null,
+        refusals: [...(current.refusals ?? []), event.data.refusal],
+      };
     case 'run.started':
       return { ...current, state: 'running', startedAt: event.data.at };
     case 'run.log':

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
-import type { RunView } from '@wrs/domain';
-import { timeoutOf } from '../run-timeout';
+import { timeoutOf, type RunView } from '@wrs/domain';
 
 export const LABEL_RUN = 'workload-run-service.io/run';
 export const LABEL_WORKSPACE = 'workload-run-service.io/workspace';
@@ -38,7 +37,7 @@ export function jobFor(run: RunView, namespace: string, owner: string): V1Job {
     metadata: { name: jobName(run), namespace, labels, annotations: { [ANNOTATION_WORKSPACE]: run.workspaceId } },
     spec: {
       backoffLimit: 0,
-      activeDeadlineSeconds: timeoutOf(run),
+      activeDeadlineSeconds: timeoutOf(run.workload),
       ttlSecondsAfterFinished: TTL_AFTER_FINISHED_SECONDS,
       template: {
         metadata: { labels },

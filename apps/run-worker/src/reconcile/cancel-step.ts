@@ -1,0 +1,61 @@
+import type { RunView } from '@wrs/domain';
+import { isoNow, type StepContext } from './step-context';
+
+/**
+ * Stops and removes a `canceling` run's workload, and records `run.canceled` only once its provider
+ * says the workload is gone. A run never placed has nothing running (the placement is recorded before
+ * any submit). A provider that cannot confirm within the unresponsive bound (counted from the cancel
+ * request, so a restart does not reset it) fails the run `cancel_unconfirmed`: never a silent success.
+ * The workload cleanup keeps removing workloads of finished runs after that.
+ */
+export async function cancel(context: StepContext, run: RunView): Promise<void> {
+  if (!run.placement) {
+    await confirm(context, run);
+    return;
+  }
+  const provider = context.providers.get(run.placement.provider);
+  let unconfirmed: string;
+  try {
+    if (!provider) {
+      throw new Error(`the provider ${run.placement.provider} is not available to this worker`);
+    }
+    await provider.cancel(run);
+    await provider.release?.(run);
+    context.failpoint('worker.after-provider-cancel');
+    const seen = await provider.observe(run);
+    if (seen.phase === 'lost') {
+      await confirm(context, run);
+      return;
+    }
+    unconfirmed = `the provider still reports the workload ${seen.phase}`;
+  } catch (error) {
+    if (!pastBound(context, run)) {
+      throw error; // Logged by the reconciler; the next sweep tries again.
+    }
+    unconfirmed = error instanceof Error ? error.message : String(error);
+  }
+  if (!pastBound(context, run)) {
+    return; // The next sweep looks again.
+  }
+  const waitedMs = context.nowMs() - cancelRequestedMs(run);
+  await context.execute(run, {
+    type: 'FailRun',
+    failure: {
+      code: 'cancel_unconfirmed',
+      message: `the provider did not confirm within ${Math.round(waitedMs / 1000)} s that the workload is gone (${unconfirmed}); it may still be running`,
+    },
+    now: isoNow(context),
+  });
+}
+
+async function confirm(context: StepContext, run: RunView): Promise<void> {
+  await context.execute(run, { type: 'ConfirmRunCanceled', now: isoNow(context) });
+}
+
+function cancelRequestedMs(run: RunView): number {
+  return Date.parse(run.cancellation?.requestedAt ?? run.createdAt);
+}
+
+function pastBound(context: StepContext, run: RunView): boolean {
+  return context.nowMs() - cancelRequestedMs(run) >= context.unresponsiveAfterMs;
+}

@@ -1,0 +1,40 @@
+import { decidePlacement, placementCandidates, type CandidateFacts, type PlacementCandidate, type RunView } from '@wrs/domain';
+import type { Snapshot } from '@wrs/messaging';
+import { isoNow, snapshotOf, type StepContext } from './step-context';
+import { submitPlaced } from './submit';
+
+/**
+ * Places a queued run by the `auto` policy (libs/domain's decidePlacement), records the placement as
+ * `run.dispatched`, and only then submits. A candidate that refuses for certain is recorded and the
+ * next one is tried, until one takes the run or none is left (the run fails, saying why).
+ */
+export async function dispatch(context: StepContext, run: RunView): Promise<void> {
+  const loads = await context.loads();
+  const candidates = placementCandidates(context.offers, run.requested.provider, run.requested.region, (p, r) => loads.get(`${p}/${r}`) ?? 0);
+  let at: Snapshot | null = snapshotOf(run);
+  while (at?.state?.state === 'queued') {
+    const state = at.state;
+    const decision = decidePlacement(state.requested, candidates, state.refusals ?? [], (c) => factsOf(context, c, run.workspaceId));
+    if (decision.kind === 'fail') {
+      await context.execute(run, { type: 'FailRun', failure: decision.failure, now: isoNow(context) }, at);
+      return;
+    }
+    const dispatched = await context.execute(run, { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) }, at, `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`);
+    const placed = dispatched.state?.placement;
+    // Another decision came first (a cancel, or another replica's placement elsewhere): submit nothing.
+    if (dispatched.state?.state !== 'starting' || placed?.provider !== decision.placement.provider || placed.region !== decision.placement.region) {
+      return;
+    }
+    at = await submitPlaced(context, dispatched);
+  }
+}
+
+function factsOf(context: StepContext, candidate: PlacementCandidate, workspaceId: string): CandidateFacts {
+  const capacity = context.offers.find((o) => o.provider === candidate.provider)?.capacity;
+  const health = context.providers.health.verdict(candidate.provider, workspaceId);
+  return {
+    available: context.providers.get(candidate.provider) !== undefined,
+    ...(capacity !== undefined ? { capacity } : {}),
+    unhealthy: health.healthy ? null : health.reason,
+  };
+}

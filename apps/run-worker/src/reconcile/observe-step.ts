@@ -1,0 +1,87 @@
+import { hasTimedOut, timeoutOf, type RunView } from '@wrs/domain';
+import type { Snapshot } from '@wrs/messaging';
+import type { Observation, RunProvider } from '../providers/provider';
+import { isoNow, snapshotOf, type StepContext } from './step-context';
+import { submitPlaced } from './submit';
+
+/** Moves a `starting` or `running` run to where its provider says the workload is, recording its log lines. */
+export async function observe(context: StepContext, run: RunView): Promise<void> {
+  const provider = run.placement && context.providers.get(run.placement.provider);
+  if (!provider) {
+    await fail(context, run, 'provider_error', 'the run\'s provider is no longer configured');
+    return;
+  }
+  if (hasTimedOut(run, context.nowMs())) {
+    await provider.cancel(run);
+    await provider.release?.(run);
+    await fail(context, run, 'timed_out', `the workload ran longer than ${timeoutOf(run.workload)} s`);
+    return;
+  }
+  const observation = await observed(context, provider, run);
+  switch (observation.phase) {
+    case 'pending':
+      return;
+    // Each step decides on the state the previous one left (not on the row again, which the first
+    // append made stale: deciding on it would conflict and read the run's events back).
+    case 'running': {
+      const started = await context.execute(run, { type: 'MarkRunStarted', now: isoNow(context) });
+      await recordLogs(context, run, provider, started);
+      return;
+    }
+    case 'exited': {
+      const started = await context.execute(run, { type: 'MarkRunStarted', now: isoNow(context) });
+      // Every line the workload wrote is recorded before its end.
+      const logged = await recordLogs(context, run, provider, started);
+      await context.execute(run, { type: 'CompleteRun', exitCode: observation.exitCode, now: isoNow(context) }, logged);
+      await provider.release?.(run);
+      return;
+    }
+    case 'failed': {
+      const logged = await recordLogs(context, run, provider, snapshotOf(run));
+      await context.execute(run, { type: 'FailRun', failure: { code: observation.code, message: observation.reason }, now: isoNow(context) }, logged);
+      await provider.release?.(run);
+      return;
+    }
+    case 'lost':
+      return onLost(context, run, observation.reason);
+  }
+}
+
+/**
+ * A `starting` run whose workload the provider does not have was recorded as dispatched but not (or not
+ * surely) submitted: the worker died in between, or the submit's answer was lost. It is submitted
+ * again while the provider has had less than the unresponsive bound to take it. A `running` run whose
+ * workload is gone cannot finish by itself.
+ */
+async function onLost(context: StepContext, run: RunView, reason: string): Promise<void> {
+  const dispatchedMs = run.dispatchedAt ? Date.parse(run.dispatchedAt) : 0;
+  if (run.state === 'starting' && context.nowMs() - dispatchedMs < context.unresponsiveAfterMs) {
+    await submitPlaced(context, snapshotOf(run));
+    return;
+  }
+  await fail(context, run, 'provider_lost', reason);
+}
+
+async function observed(context: StepContext, provider: RunProvider, run: RunView): Promise<Observation> {
+  try {
+    const seen = await provider.observe(run);
+    context.providers.health.recordSuccess(provider.name, run.workspaceId);
+    return seen;
+  } catch (error) {
+    context.providers.health.recordFailure(provider.name, run.workspaceId, error);
+    throw error;
+  }
+}
+
+async function recordLogs(context: StepContext, run: RunView, provider: RunProvider, at: Snapshot): Promise<Snapshot> {
+  const fromIndex = at.state?.logLines ?? run.logLines;
+  const lines = await provider.logs(run, fromIndex);
+  if (lines.length === 0) {
+    return at;
+  }
+  return context.execute(run, { type: 'RecordLogs', fromIndex, lines, now: isoNow(context) }, at, `rec-${run.runId}-logs-${fromIndex}`);
+}
+
+async function fail(context: StepContext, run: RunView, code: 'provider_error' | 'provider_lost' | 'timed_out', message: string): Promise<void> {
+  await context.execute(run, { type: 'FailRun', failure: { code, message }, now: isoNow(context) });
+}

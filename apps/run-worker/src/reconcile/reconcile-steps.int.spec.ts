@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { fold, toRunView, type ProviderOffer, type RunEvent, type RunView } from '@wrs/domain';
+import { connectNats, ensureStreams, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
+import { migrate, openDatabase, ProviderCredentials, RunQueries } from '@wrs/persistence';
+import { eventually, isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import type { DataSource } from 'typeorm';
+import { CredentialVault } from '../credential-vault';
+import { ProviderError, type LogLine, type Observation, type RunProvider } from '../providers/provider';
+import { ProviderRegistry } from '../providers/provider-registry';
+import { Reconciler } from '../reconciler';
+
+type SubmitOutcome = 'take' | ProviderError | Error;
+
+function until(condition: () => boolean): Promise<true> {
+  return eventually(() => Promise.resolve(condition() ? true : undefined));
+}
+
+/**
+ * A provider whose answers the test scripts (the place that runs workloads is the external system
+ * here; the event store, decider and reconciler are the real ones). It remembers what the run's
+ * stream held when each submit arrived, and which workloads it holds.
+ */
+class ScriptedProvider implements RunProvider {
+  readonly held = new Set<string>();
+  readonly streamAtSubmit: string[][] = [];
+  submits: SubmitOutcome[] = [];
+  /** A provider that keeps reporting the workload after a cancel (cannot confirm it is gone). */
+  stubborn = false;
+
+  constructor(
+    readonly name: string,
+    private readonly typesOf: (runId: string) => Promise<string[]>,
+  ) {}
+
+  async submit(run: RunView): Promise<void> {
+    this.streamAtSubmit.push(await this.typesOf(run.runId));
+    const outcome = this.submits.shift() ?? 'take';
+    if (outcome !== 'take') {
+      throw outcome;
+    }
+    this.held.add(run.runId);
+  }
+
+  observe(run: RunView): Promise<Observation> {
+    return Promise.resolve(this.held.has(run.runId) ? { phase: 'running' } : { phase: 'lost', reason: 'not here' });
+  }
+
+  logs(): Promise<LogLine[]> {
+    return Promise.resolve([]);
+  }
+
+  cancel(run: RunView): Promise<void> {
+    if (!this.stubborn) {
+      this.held.delete(run.runId);
+    }
+    return Promise.resolve();
+  }
+}
+
+/** The reconciler's steps against real JetStream and Postgres, each run driven by hand on a clock the test moves. */
+describe('reconciler steps: intent before effect, refusals, re-submits, confirmed cancels', () => {
+  let env: IsolatedEnvironment;
+  let nc: NatsConnection;
+  let db: DataSource;
+  let store: RunEventStore;
+  let handler: RunCommandHandler;
+  let reconciler: Reconciler;
+  let now = Date.parse('2026-11-25T08:00:00.000Z');
+  const errors: unknown[] = [];
+  const typesOf = async (runId: string): Promise<string[]> => (await store.read('ws', runId)).events.map((e) => e.event.type);
+  const first = new ScriptedProvider('first', typesOf);
+  const second = new ScriptedProvider('second', typesOf);
+  const offers: ProviderOffer[] = [
+    { provider: 'first', regions: ['r1'], priority: 0 },
+    { provider: 'second', regions: ['r1'], priority: 1 },
+  ];
+  const UNRESPONSIVE_MS = 60_000;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment();
+    await migrate(env.database);
+    db = await openDatabase(env.database);
+    nc = await connectNats(env.natsUrl, 'reconcile-steps-test');
+    const names = new StreamNames(env.namespace);
+    const jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm, names);
+    store = new RunEventStore(jetstream(nc), jsm, names);
+    handler = new RunCommandHandler(store);
+    reconciler = new Reconciler(
+      new RunQueries(db),
+      handler,
+      new ProviderRegistry([first, second]),
+      offers,
+      new CredentialVault(new ProviderCredentials(db), new Map()),
+      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
+      () => new Date(now),
+    );
+  });
+
+  afterAll(async () => {
+    await nc.close();
+    await db.destroy();
+    await env.cleanup();
+  });
+
+  beforeEach(() => {
+    first.submits = [];
+    second.submits = [];
+    first.stubborn = false;
+    errors.length = 0;
+  });
+
+  async function viewOf(runId: string): Promise<RunView> {
+    const { events, version } = await store.read('ws', runId);
+    const state = fold(events.map((e) => e.event));
+    if (!state) {
+      throw new Error('no run');
+    }
+    return toRunView(state, version);
+  }
+
+  async function createdRun(provider = 'auto'): Promise<string> {
+    const runId = randomUUID();
+    const created: RunEvent = {
+      type: 'run.created',
+      data: { runId, workspaceId: 'ws', workload: { image: 'busybox' }, provider, region: 'auto', idempotencyKey: randomUUID(), at: new Date(now).toISOString() },
+    };
+    await store.append('ws', runId, [created], 0, 'create');
+    return runId;
+  }
+
+  /** A run dispatched (one drive), taken by the first provider, and started (the next drive). */
+  async function startedRun(): Promise<string> {
+    const runId = await createdRun();
+    await driveUntil(runId, 2);
+    // Poked until started: a poke while the first drive still holds the run is a no-op.
+    const types = await eventually(async () => {
+      reconciler.poke(await viewOf(runId));
+      const seen = await typesOf(runId);
+      return seen.length >= 3 ? seen : undefined;
+    });
+    expect(types).toEqual(['run.created', 'run.dispatched', 'run.started']);
+    return runId;
+  }
+
+  /** Drives the run once on its current events and waits until its stream has `count` events. */
+  async function driveUntil(runId: string, count: number): Promise<string[]> {
+    reconciler.poke(await viewOf(runId));
+    return eventually(async () => {
+      const types = await typesOf(runId);
+      return types.length >= count ? types : undefined;
+    });
+  }
+
+  it('records where the run goes before the provider sees it', async () => {
+    const runId = await createdRun();
+    const submitsBefore = first.streamAtSubmit.length;
+    expect(await driveUntil(runId, 2)).toEqual(['run.created', 'run.dispatched']);
+    await until(() => first.held.has(runId));
+    expect(first.streamAtSubmit[submitsBefore]).toEqual(['run.created', 'run.dispatched']);
+  });
+
+  it('a certain refusal queues the run again and the next candidate takes it, the refusal recorded', async () => {
+    const runId = await createdRun();
+    first.submits = [new ProviderError('provider_error', 'engine said no')];
+    const types = await driveUntil(runId, 4);
+    expect(types).toEqual(['run.created', 'run.dispatched', 'run.dispatch_refused', 'run.dispatched']);
+    await until(() => second.held.has(runId));
+    const run = await viewOf(runId);
+    expect(run.placement).toMatchObject({ provider: 'second', failovers: [{ provider: 'first', code: 'provider_error', message: 'engine said no' }] });
+  });
+
+  it('a missing image fails the run at once', async () => {
+    const runId = await createdRun();
+    first.submits = [new ProviderError('image_not_found', 'no such image')];
+    expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.failed']);
+    expect((await viewOf(runId)).failure).toEqual({ code: 'image_not_found', message: 'no such image' });
+  });
+
+  it('an unclear submit leaves the run starting; observing it submits again', async () => {
+    const runId = await createdRun();
+    first.submits = [new Error('socket hang up')];
+    await driveUntil(runId, 2);
+    await until(() => errors.length > 0);
+    expect(first.held.has(runId)).toBe(false);
+    expect((await viewOf(runId)).state).toBe('starting');
+    // The next drive observes no workload while starting, inside the bound: it submits again.
+    reconciler.poke(await viewOf(runId));
+    await until(() => first.held.has(runId));
+    expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.started']);
+  });
+
+  it('a run dispatched but never submitted is failed once the bound has passed, not submitted forever', async () => {
+    const runId = await createdRun();
+    first.submits = [new Error('socket hang up')];
+    await driveUntil(runId, 2);
+    await until(() => errors.length > 0);
+    now += UNRESPONSIVE_MS + 1;
+    expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.failed']);
+    expect((await viewOf(runId)).failure?.code).toBe('provider_lost');
+  });
+
+  it('a cancel is recorded done only once the provider no longer has the workload', async () => {
+    const runId = await startedRun();
+    await handler.execute('ws', runId, { type: 'CancelRun', requestedBy: 'alice', now: new Date(now).toISOString() }, 'cancel');
+    expect(await driveUntil(runId, 5)).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.cancel_requested', 'run.canceled']);
+    expect(first.held.has(runId)).toBe(false);
+  });
+
+  it('a cancel the provider never confirms stays canceling, then fails cancel_unconfirmed after the bound', async () => {
+    const runId = await startedRun();
+    first.stubborn = true;
+    await handler.execute('ws', runId, { type: 'CancelRun', requestedBy: 'alice', now: new Date(now).toISOString() }, 'cancel');
+    reconciler.poke(await viewOf(runId));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await viewOf(runId)).state).toBe('canceling');
+    now += UNRESPONSIVE_MS + 1;
+    expect(await driveUntil(runId, 5)).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.cancel_requested', 'run.failed']);
+    expect((await viewOf(runId)).failure?.code).toBe('cancel_unconfirmed');
+    expect(first.held.has(runId)).toBe(true);
+  });
+});

@@ -1,0 +1,52 @@
+import { refusalEndsRun, toRunView, type Failover, type RunView } from '@wrs/domain';
+import type { Snapshot } from '@wrs/messaging';
+import { observeDispatch } from '../dispatch-observation';
+import { ProviderError } from '../providers/provider';
+import { isoNow, type StepContext } from './step-context';
+
+/**
+ * Hands a dispatched run to the provider its `run.dispatched` event names (the intent is on the stream
+ * first, so a workload never runs where the run does not say). Returns null once the provider took it.
+ * A certain refusal (nothing runs there) is recorded: the run fails when the image exists nowhere,
+ * else it is queued again for the next candidate, and the state after is returned. Any other failure
+ * is unclear (the workload may have started) and is thrown: the run stays `starting`, and observing
+ * it later submits again (submits are idempotent by run id) or finds it.
+ */
+export async function submitPlaced(context: StepContext, dispatched: Snapshot): Promise<Snapshot | null> {
+  const state = dispatched.state;
+  const placement = state?.placement;
+  if (!state || state.state !== 'starting' || !placement) {
+    return dispatched;
+  }
+  const run: RunView = toRunView(state, dispatched.version);
+  const provider = context.providers.get(placement.provider);
+  if (!provider) {
+    return refuse(context, run, dispatched, { provider: placement.provider, region: placement.region, code: 'provider_error', message: 'the provider is not available to this worker' });
+  }
+  // Opened here, outside the try: a failure to read our own store is not the provider's.
+  const credential = await context.vault.open(run.workspaceId, placement.provider, placement.region);
+  context.failpoint('worker.before-submit');
+  try {
+    await observeDispatch(placement.provider, () => provider.submit(run, placement, credential));
+    context.providers.health.recordSuccess(placement.provider, run.workspaceId);
+  } catch (error) {
+    if (!(error instanceof ProviderError)) {
+      throw error;
+    }
+    // Only a certain refusal counts against health: after an unclear failure the run must not be
+    // moved elsewhere by an `unhealthy` skip.
+    if (error.code === 'provider_error') {
+      context.providers.health.recordFailure(placement.provider, run.workspaceId, error);
+    }
+    return refuse(context, run, dispatched, { provider: placement.provider, region: placement.region, code: error.code, message: error.message });
+  }
+  context.failpoint('worker.after-submit');
+  return null;
+}
+
+async function refuse(context: StepContext, run: RunView, at: Snapshot, refusal: Failover): Promise<Snapshot> {
+  if (refusalEndsRun(refusal.code)) {
+    return context.execute(run, { type: 'FailRun', failure: { code: refusal.code, message: refusal.message }, now: isoNow(context) }, at);
+  }
+  return context.execute(run, { type: 'RefuseDispatch', refusal, now: isoNow(context) }, at, `rec-${run.runId}-refuse-${refusal.provider}-${refusal.region}`);
+}

@@ -1,0 +1,14 @@
+import type { Workload } from './run.events';
+
+/** The longest a run may take when its workload gives no time limit (a day). */
+export const MAX_RUN_SECONDS = 86_400;
+
+/** The workload's own time limit, or the longest a run may take. */
+export function timeoutOf(workload: Workload): number {
+  return workload.timeoutSeconds ?? MAX_RUN_SECONDS;
+}
+
+/** Whether a running run has outlived its workload's time limit at `nowMs`. */
+export function hasTimedOut(run: { readonly state: string; readonly startedAt: string | null; readonly workload: Workload }, nowMs: number): boolean {
+  return run.state === 'running' && run.startedAt !== null && nowMs - Date.parse(run.startedAt) > timeoutOf(run.workload) * 1000;
+}
