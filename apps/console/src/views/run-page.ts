@@ -36,23 +36,28 @@ export function runPageView(runId: string): View {
   let disposed = false;
   let refreshTimer: number | undefined;
 
+  const show = (next: Run): void => {
+    // Re-rendered only when something changed, so a screen reader is not told the same thing again.
+    if (JSON.stringify(next) !== JSON.stringify(run)) {
+      const cards = runCards(next);
+      fill(details, cards.state);
+      fill(timing, cards.timing);
+      fill(where, cards.placement);
+    }
+    run = next;
+    details.setAttribute('aria-busy', 'false');
+    cancel.hidden = run.terminal || run.state === 'canceling';
+  };
+
   const refresh = async (): Promise<void> => {
     try {
       const res = await call<Run>('GET', `/runs/${encodeURIComponent(runId)}`);
-      if (disposed) {
+      // A GET can trail what the page already shows (the cancel's answer): the projection lags.
+      if (disposed || (run && res.body.version < run.version)) {
         return;
       }
       etag = res.headers.get('etag');
-      // Re-rendered only when something changed, so a screen reader is not told the same thing again.
-      if (JSON.stringify(res.body) !== JSON.stringify(run)) {
-        const cards = runCards(res.body);
-        fill(details, cards.state);
-        fill(timing, cards.timing);
-        fill(where, cards.placement);
-      }
-      run = res.body;
-      details.setAttribute('aria-busy', 'false');
-      cancel.hidden = run.terminal || run.state === 'canceling';
+      show(res.body);
     } catch (error) {
       errors.show(error, 'Could not load the run');
       if (error instanceof ApiError && error.code === 'run_not_found') {
@@ -82,8 +87,10 @@ export function runPageView(runId: string): View {
       }
       errors.clear();
       try {
-        await call('POST', `/runs/${encodeURIComponent(runId)}:cancel`, { headers: etag ? { 'if-match': etag } : {} });
-        scheduleRefresh(0);
+        // The answer is the run after the cancel (canceling, or canceled before dispatch).
+        const res = await call<Run>('POST', `/runs/${encodeURIComponent(runId)}:cancel`, { headers: etag ? { 'if-match': etag } : {} });
+        show(res.body);
+        scheduleRefresh(1000);
       } catch (error) {
         errors.show(error, 'Cancel failed');
         if (error instanceof ApiError && error.code === 'version_conflict') {
