@@ -12,7 +12,8 @@ import { idsFromSubject, observedBatchHandler, observedHandler } from './observe
 import { CredentialVault } from './credential-vault';
 import { ProjectionConsumer } from './projection-consumer';
 import { ContainerProvider } from './providers/container.provider';
-import { EngineClient } from './providers/engine-client';
+import { containerEngine } from './providers/container/engine';
+import { pullSettingsOf } from './providers/container/image-pull';
 import { KubernetesProvider } from './providers/kubernetes.provider';
 import type { RunProvider } from './providers/provider';
 import { ProviderRegistry } from './providers/provider-registry';
@@ -78,7 +79,9 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const providerList = offers.flatMap((offer): RunProvider[] => {
     switch (kindOf(offer)) {
       case 'container':
-        return options.containerEngineSocket ? [new ContainerProvider(new EngineClient(options.containerEngineSocket), offer.provider, namespace)] : [];
+        return options.containerEngineSocket
+          ? [new ContainerProvider(containerEngine(options.containerEngineSocket), offer.provider, namespace, pullSettingsOf(offer))]
+          : [];
       case 'kubernetes':
         // Each workspace's own cluster, from its stored credential.
         return [

@@ -16,7 +16,7 @@ import {
 } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { ContainerProvider } from './providers/container.provider';
-import { EngineClient } from './providers/engine-client';
+import { containerEngine } from './providers/container/engine';
 import { KubernetesProvider } from './providers/kubernetes.provider';
 import type { RunProvider } from './providers/provider';
 import { runFates, WorkloadCleanup } from './workload-cleanup';
@@ -99,7 +99,7 @@ describe('WorkloadCleanup', () => {
   }
 
   describeNeeding(containerEngineMissing())('on a real container engine', () => {
-    const engine = new EngineClient(CONTAINER_SOCKET);
+    const engine = containerEngine(CONTAINER_SOCKET);
     let provider: ContainerProvider;
     const placement: Placement = { provider: 'container', region: 'local', reason: 'test', candidates: [] };
     const started: string[] = [];
@@ -108,12 +108,17 @@ describe('WorkloadCleanup', () => {
       provider = new ContainerProvider(engine, 'container', env.namespace);
     });
     afterAll(async () => {
-      await Promise.all(started.map((runId) => engine.call('DELETE', `/containers/wrs-${runId}?force=true`)));
+      await Promise.all(started.map((runId) => engine.getContainer(`wrs-${runId}`).remove({ force: true }).catch(() => undefined)));
     });
 
     async function containerOf(runId: string): Promise<'running' | 'absent' | string> {
-      const res = await engine.call('GET', `/containers/wrs-${runId}/json`);
-      return res.status === 404 ? 'absent' : (JSON.parse(res.body.toString()) as { State: { Status: string } }).State.Status;
+      const info = await engine.getContainer(`wrs-${runId}`).inspect().catch((e: { statusCode?: number }) => {
+        if (e.statusCode === 404) {
+          return null;
+        }
+        throw e;
+      });
+      return info === null ? 'absent' : info.State.Status;
     }
     async function start(runId: string): Promise<void> {
       started.push(runId);

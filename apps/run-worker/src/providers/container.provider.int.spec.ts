@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { toRunView, type RunView } from '@wrs/domain';
 import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding } from '@wrs/testing';
 import { ContainerProvider } from './container.provider';
-import { EngineClient } from './engine-client';
+import { containerEngine } from './container/engine';
 
 const SOCKET = CONTAINER_SOCKET;
 const IMAGE = CONTAINER_IMAGE;
@@ -20,7 +20,7 @@ function runOf(command: string, resources?: RunView['workload']['resources']): R
 }
 
 describeNeeding(containerEngineMissing())('ContainerProvider against a real engine', () => {
-  const engine = new EngineClient(SOCKET);
+  const engine = containerEngine(SOCKET);
   const provider = new ContainerProvider(engine);
   const placement = { provider: 'container', region: 'local', reason: 'test', candidates: [] };
 

@@ -1,107 +1,99 @@
+import type Docker from 'dockerode';
 import type { Placement, RunView } from '@wrs/domain';
-import { demultiplexLogs, EngineClient } from './engine-client';
-import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
+import { engineCall } from './container/engine';
+import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
+import { demultiplexLogs } from './container/log-frames';
+import type { HeldWorkload, LogLine, Observation, RunProvider } from './provider';
 import { cpuNanos, memoryBytes } from './quantities';
 
 const LABEL_RUN = 'io.workload-run-service.run';
 const LABEL_WORKSPACE = 'io.workload-run-service.workspace';
 /** The installation (NAMESPACE) that made the container: the cleanup never touches another's. */
 const LABEL_OWNER = 'io.workload-run-service.owner';
+/** What the pull before this container did: its first log line, stable across worker restarts. */
+const LABEL_PULL = 'io.workload-run-service.pull';
 
 /**
- * Runs a workload as a real container on a Docker Engine API endpoint (Docker, or Podman's service).
- * Every call is idempotent by run id: the container is named after the run, so a worker that died
- * after creating it and is handed the same run again finds it and re-attaches instead of starting a
- * second one.
+ * Runs a workload as a real container on a Docker Engine API endpoint (Docker, or Podman's service),
+ * pulling its image as the provider's pull policy says. Every call is idempotent by run id: the
+ * container is named after the run, so a worker that died after creating it and is handed the same
+ * run again finds it and re-attaches instead of starting a second one.
  */
 export class ContainerProvider implements RunProvider {
   constructor(
-    private readonly engine: EngineClient,
+    private readonly engine: Docker,
     readonly name = 'container',
     /** Written on every container and required by listHeld: several installations may share one engine. */
     private readonly owner = 'wrs',
+    private readonly pull: PullSettings = DEFAULT_PULL,
   ) {}
 
   async submit(run: RunView, _placement: Placement): Promise<void> {
-    const name = containerName(run);
-    const existing = await this.engine.call('GET', `/containers/${name}/json`);
-    if (existing.status === 404) {
-      const created = await this.engine.call('POST', `/containers/create?name=${name}`, {
-        Image: run.workload.image,
-        ...(run.workload.command ? { Entrypoint: run.workload.command } : {}),
-        ...(run.workload.args ? { Cmd: run.workload.args } : {}),
-        Env: Object.entries(run.workload.env ?? {}).map(([k, v]) => `${k}=${v}`),
-        Labels: { [LABEL_RUN]: run.runId, [LABEL_WORKSPACE]: run.workspaceId, [LABEL_OWNER]: this.owner },
-        HostConfig: { NetworkMode: 'none', ...limitsOf(run) },
-      });
-      if (created.status === 404) {
-        throw new ProviderError('image_not_found', `the image ${run.workload.image} is not available to the container engine`);
-      }
-      if (created.status !== 201 && created.status !== 409) {
-        throw new ProviderError('provider_error', `the container engine refused to create the container (HTTP ${created.status})`);
-      }
-    } else if (existing.status !== 200) {
-      throw new ProviderError('provider_error', `the container engine answered HTTP ${existing.status}`);
-    } else if ((JSON.parse(existing.body.toString()) as { State: { Status: string } }).State.Status !== 'created') {
+    const container = this.engine.getContainer(containerName(run));
+    const existing = await engineCall('inspect the container', (o) => container.inspect(o), [404]);
+    if (existing === undefined) {
+      const pulled = await ensureImage(this.engine, run.workload.image, this.pull);
+      // 409: an earlier attempt (or another worker) created it meanwhile; it is this run's all the same.
+      // The name goes in the query alone: dockerode would otherwise copy every field (env values too) into the URL.
+      const create = (o: { abortSignal: AbortSignal }) =>
+        this.engine.createContainer({ _query: { name: containerName(run) }, _body: this.spec(run, pulled), ...o } as Docker.ContainerCreateOptions);
+      await engineCall('create the container', create, [409]);
+    } else if (existing.State.Status !== 'created') {
       // Started before (by an earlier attempt at this dispatch): starting an exited container again
       // would run the workload twice. Re-attach instead.
       return;
     }
-    const started = await this.engine.call('POST', `/containers/${name}/start`);
-    if (started.status !== 204 && started.status !== 304) {
-      throw new ProviderError('provider_error', `the container did not start (HTTP ${started.status}): ${started.body.toString().slice(0, 200)}`);
-    }
+    // 304: already started.
+    await engineCall('start the container', (o) => container.start(o), [304]);
   }
 
   async observe(run: RunView): Promise<Observation> {
-    const res = await this.engine.call('GET', `/containers/${containerName(run)}/json`);
-    if (res.status === 404) {
+    const info = await engineCall('inspect the container', (o) => this.engine.getContainer(containerName(run)).inspect(o), [404]);
+    if (info === undefined) {
       return { phase: 'lost', reason: 'the container is gone from the engine' };
     }
-    if (res.status !== 200) {
-      throw new ProviderError('provider_error', `the container engine answered HTTP ${res.status}`);
-    }
-    const state = (JSON.parse(res.body.toString()) as { State: { Status: string; ExitCode: number } }).State;
-    switch (state.Status) {
+    switch (info.State.Status) {
       case 'created':
       case 'configured':
         return { phase: 'pending' };
       case 'exited':
       case 'stopped':
       case 'dead':
-        return { phase: 'exited', exitCode: state.ExitCode };
+        return { phase: 'exited', exitCode: info.State.ExitCode };
       default:
         return { phase: 'running' };
     }
   }
 
   async logs(run: RunView, fromIndex: number): Promise<LogLine[]> {
-    const res = await this.engine.call('GET', `/containers/${containerName(run)}/logs?stdout=1&stderr=1`);
-    return res.status === 200 ? demultiplexLogs(res.body).slice(fromIndex) : [];
+    const container = this.engine.getContainer(containerName(run));
+    const info = await engineCall('inspect the container', (o) => container.inspect(o), [404]);
+    const raw = info && (await engineCall('read the logs', (o) => container.logs({ stdout: true, stderr: true, follow: false, ...o }), [404]));
+    if (!info || !raw) {
+      return [];
+    }
+    const pulled = info.Config.Labels?.[LABEL_PULL];
+    const lines: LogLine[] = pulled ? [{ stream: 'stderr', line: pulled }] : [];
+    return [...lines, ...demultiplexLogs(raw)].slice(fromIndex);
   }
 
   async probe(): Promise<void> {
-    const res = await this.engine.call('GET', '/_ping');
-    if (res.status !== 200) {
-      throw new Error(`the container engine answered /_ping with HTTP ${res.status}`);
-    }
+    await engineCall('answer a ping', () => this.engine.ping());
   }
 
   async cancel(run: RunView): Promise<void> {
-    await this.engine.call('POST', `/containers/${containerName(run)}/kill`);
+    // Best effort, as any answer is fine: gone, or not running (Docker 409, Podman 500) leaves nothing to stop.
+    await engineCall('kill the container', (o) => this.engine.getContainer(containerName(run)).kill(o), 'any');
   }
 
   async release(run: RunView): Promise<void> {
-    await this.engine.call('DELETE', `/containers/${containerName(run)}?force=true`);
+    // Best effort: a container left behind is found again by the cleanup of stray workloads.
+    await engineCall('remove the container', (o) => this.engine.getContainer(containerName(run)).remove({ force: true, ...o }), 'any');
   }
 
   async listHeld(): Promise<HeldWorkload[]> {
-    const filters = encodeURIComponent(JSON.stringify({ label: [LABEL_RUN, `${LABEL_OWNER}=${this.owner}`] }));
-    const res = await this.engine.call('GET', `/containers/json?all=true&filters=${filters}`);
-    if (res.status !== 200) {
-      throw new ProviderError('provider_error', `the container engine answered HTTP ${res.status} to a list of containers`);
-    }
-    const listed = JSON.parse(res.body.toString()) as { Id: string; Created: number; Labels?: Record<string, string> | null }[];
+    const filters = { label: [LABEL_RUN, `${LABEL_OWNER}=${this.owner}`] };
+    const listed = (await engineCall('list containers', (o) => this.engine.listContainers({ all: true, filters, ...o }))) ?? [];
     return listed.flatMap((c) => {
       const runId = c.Labels?.[LABEL_RUN];
       // The engine filters by label, but one that ignored the filter must not make us remove strangers.
@@ -113,12 +105,30 @@ export class ContainerProvider implements RunProvider {
   }
 
   async removeHeld(workload: HeldWorkload): Promise<void> {
-    // force: a running container is killed first (stop and remove in one call).
-    const res = await this.engine.call('DELETE', `/containers/${workload.handle}?force=true`);
-    if (res.status !== 204 && res.status !== 200 && res.status !== 404) {
-      throw new ProviderError('provider_error', `the container engine did not remove container ${workload.handle} (HTTP ${res.status})`);
-    }
+    // force: a running container is killed first (stop and remove in one call); one already gone is fine.
+    const { handle } = workload;
+    await engineCall(`remove container ${handle}`, (o) => this.engine.getContainer(handle).remove({ force: true, ...o }), [404]);
   }
+
+  private spec(run: RunView, pulled: PullSummary | null): Docker.ContainerCreateOptions {
+    return {
+      Image: run.workload.image,
+      ...(run.workload.command ? { Entrypoint: [...run.workload.command] } : {}),
+      ...(run.workload.args ? { Cmd: [...run.workload.args] } : {}),
+      Env: Object.entries(run.workload.env ?? {}).map(([k, v]) => `${k}=${v}`),
+      Labels: {
+        [LABEL_RUN]: run.runId,
+        [LABEL_WORKSPACE]: run.workspaceId,
+        [LABEL_OWNER]: this.owner,
+        ...(pulled ? { [LABEL_PULL]: pullLine(pulled) } : {}),
+      },
+      HostConfig: { NetworkMode: 'none', ...limitsOf(run) },
+    };
+  }
+}
+
+function pullLine(pulled: PullSummary): string {
+  return `[wrs] pulled ${pulled.image} (${pulled.layers} layer(s)) in ${(pulled.ms / 1000).toFixed(1)} s`;
 }
 
 /** The workload's resources as the engine's limits (none given: the engine's defaults). */

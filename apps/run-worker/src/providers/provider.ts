@@ -8,7 +8,13 @@ export interface LogLine {
 /** A provider's typed refusal: the run fails with this code (and `auto` may try the next candidate). */
 export class ProviderError extends Error {
   constructor(
-    readonly code: 'image_not_found' | 'provider_error' | 'provider_credential_missing' | 'no_capacity',
+    readonly code:
+      | 'image_not_found'
+      | 'provider_error'
+      | 'provider_credential_missing'
+      | 'no_capacity'
+      | 'registry_auth_failed'
+      | 'image_pull_timed_out',
     message: string,
   ) {
     super(message);

@@ -1,0 +1,59 @@
+import Docker from 'dockerode';
+import { ProviderError } from '../provider';
+
+/** A short engine call (inspect, create, start, kill) that takes longer than this is abandoned: "unclear". */
+const ENGINE_CALL_MS = 10_000;
+
+/** The Docker Engine API (Docker, or Podman's compatible service) on its unix socket. */
+export function containerEngine(socketPath: string): Docker {
+  // v1.41 is what both Docker 20.10+ and Podman 4's compatible service speak.
+  return new Docker({ socketPath, version: 'v1.41' });
+}
+
+/** The HTTP status of the engine's answer, or undefined when there was none (socket error, abort). */
+export function statusOf(error: unknown): number | undefined {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** The engine's own message (dockerode wraps it in "(HTTP code N) ..."). */
+export function messageOf(error: unknown): string {
+  const json = (error as { json?: { message?: unknown } } | null)?.json;
+  if (typeof json?.message === 'string') {
+    return json.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+type Bound = { abortSignal: AbortSignal };
+
+/**
+ * One short call, bounded in time: `call` gets an abort signal to pass on (dockerode frees the socket
+ * with it; a call that takes none is abandoned all the same). A status in `accepted` (e.g. 404 for
+ * "already gone"; 'any' for best-effort calls) resolves undefined; another status is a definite refusal (provider_error); no answer
+ * at all (socket error, the bound) is rethrown as it is: the reconciler treats it as unclear.
+ */
+export async function engineCall<T>(what: string, call: (bound: Bound) => Promise<T>, accepted: readonly number[] | 'any' = []): Promise<T | undefined> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`the container engine did not answer (${what}) within ${ENGINE_CALL_MS} ms`));
+    }, ENGINE_CALL_MS);
+  });
+  try {
+    return await Promise.race([call({ abortSignal: controller.signal }), deadline]);
+  } catch (error) {
+    const status = statusOf(error);
+    if (status === undefined) {
+      throw error;
+    }
+    if (accepted === 'any' || accepted.includes(status)) {
+      return undefined;
+    }
+    throw new ProviderError('provider_error', `the container engine refused to ${what} (HTTP ${status}): ${messageOf(error).slice(0, 300)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,137 @@
+import type Docker from 'dockerode';
+import type { ProviderOffer, PullPolicy } from '@wrs/domain';
+import { ProviderError } from '../provider';
+import { engineCall, messageOf, statusOf } from './engine';
+import { pullFailureCode } from './pull-failure';
+
+export interface PullSettings {
+  readonly policy: PullPolicy;
+  readonly timeoutMs: number;
+}
+
+export const DEFAULT_PULL: PullSettings = { policy: 'IfNotPresent', timeoutMs: 300_000 };
+
+/** The offer's pull settings (PROVIDERS_JSON), defaults for what it leaves out. */
+export function pullSettingsOf(offer: ProviderOffer): PullSettings {
+  return {
+    policy: offer.pullPolicy ?? DEFAULT_PULL.policy,
+    timeoutMs: offer.pullTimeoutSeconds !== undefined ? offer.pullTimeoutSeconds * 1000 : DEFAULT_PULL.timeoutMs,
+  };
+}
+
+/** What a pull did, in one line for the run's log. */
+export interface PullSummary {
+  readonly image: string;
+  readonly layers: number;
+  readonly ms: number;
+}
+
+interface Progress {
+  readonly status?: string;
+  readonly id?: string;
+  readonly error?: string;
+  readonly errorDetail?: { readonly message?: string };
+}
+
+/**
+ * Makes `image` available to the engine as the policy says. Returns what the pull did, or null when
+ * none was needed. Throws a ProviderError for a definite answer (the registry's, or our time bound),
+ * and a plain error when the engine itself did not answer.
+ */
+export async function ensureImage(engine: Docker, image: string, settings: PullSettings): Promise<PullSummary | null> {
+  if (settings.policy !== 'Always' && (await hasImage(engine, image))) {
+    return null;
+  }
+  if (settings.policy === 'Never') {
+    throw new ProviderError('image_not_found', `the container engine has no image ${image} and the pull policy is Never`);
+  }
+  const summary = await pull(engine, image, settings.timeoutMs);
+  // A stream cut short without an error line reads as success: the engine's own store decides.
+  if (!(await hasImage(engine, image))) {
+    throw new ProviderError('provider_error', `the container engine ended the pull of ${image} without the image`);
+  }
+  return summary;
+}
+
+async function hasImage(engine: Docker, image: string): Promise<boolean> {
+  const found = await engineCall(`inspect the image ${image}`, () => engine.getImage(image).inspect(), [404]);
+  return found !== undefined;
+}
+
+async function pull(engine: Docker, image: string, timeoutMs: number): Promise<PullSummary> {
+  const started = Date.now();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const stream = await engine.pull(image, { abortSignal: controller.signal });
+    const events = await progressOf(stream, controller.signal);
+    const failed = events.find((e) => e.error !== undefined || e.errorDetail !== undefined);
+    if (failed) {
+      throw refusal(image, undefined, failed.errorDetail?.message ?? failed.error ?? 'unknown error');
+    }
+    const layers = new Set(events.filter((e) => e.id && /complete|already exists/i.test(e.status ?? '')).map((e) => e.id)).size;
+    return { image, layers, ms: Date.now() - started };
+  } catch (error) {
+    if (controller.signal.aborted) {
+      throw new ProviderError('image_pull_timed_out', `pulling ${image} took longer than ${timeoutMs / 1000} s (the provider's pullTimeoutSeconds)`);
+    }
+    const status = statusOf(error);
+    throw error instanceof ProviderError || status === undefined ? error : refusal(image, status, messageOf(error));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The progress lines (one JSON object each) until the engine ends the stream or the bound aborts it. */
+function progressOf(stream: NodeJS.ReadableStream, signal: AbortSignal): Promise<Progress[]> {
+  return new Promise((resolve, reject) => {
+    const events: Progress[] = [];
+    let buffered = '';
+    const take = (lines: string[]) => lines.forEach((line) => events.push(...parsed(line)));
+    let done = false;
+    // Listeners stay (an error after the abort must find one); only the first outcome counts.
+    const settle = (error?: Error) => {
+      if (done) {
+        return;
+      }
+      done = true;
+      signal.removeEventListener('abort', onAbort);
+      if (error) {
+        reject(error);
+      } else {
+        take([buffered]);
+        resolve(events);
+      }
+    };
+    const onAbort = () => {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      settle(new Error('pull aborted'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    stream.on('data', (chunk: Buffer) => {
+      const lines = (buffered + chunk.toString('utf8')).split('\n');
+      buffered = lines.pop() ?? '';
+      take(lines);
+    });
+    stream.on('error', (error: Error) => settle(error));
+    stream.on('end', () => settle());
+    // Closed without an end: the engine went away mid-pull (no answer, so not a refusal).
+    stream.on('close', () => settle(new Error('the container engine closed the pull stream before its end')));
+  });
+}
+
+/** One progress line; a line that is not JSON is not progress (and not a failure either). */
+function parsed(line: string): Progress[] {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null ? [value as Progress] : [];
+  } catch {
+    return [];
+  }
+}
+
+function refusal(image: string, status: number | undefined, message: string): ProviderError {
+  const code = pullFailureCode(status, message);
+  const what = { image_not_found: 'the registry has no image', registry_auth_failed: 'the registry refused access to', provider_error: 'could not pull' }[code];
+  return new ProviderError(code, `${code === 'provider_error' ? 'the container engine ' : ''}${what} ${image}: ${message.slice(0, 300)}`);
+}
