@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
+import type { Page } from 'playwright-core';
+import { listedRuns, openConsoleBrowser, optionValues, PHONE, signIn, type ConsoleBrowser } from './console/console-browser';
+import { startStack, type StackFixture } from './stack-fixture';
+
+const PROVIDERS = [
+  { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 0 },
+  { provider: 'sim-east', kind: 'simulator', regions: ['east-1'], priority: 1 },
+];
+const LOG_LINES = 40;
+
+/**
+ * The console's pages in headless Chromium against the compiled stack (issue #23 item 6): provider
+ * and region are the choices GET /workspaces/current publishes; log lines are in the Log panel only;
+ * the list's filters and page are in the URL (reload, back and forward keep them); on a phone the
+ * run's state and log come first.
+ */
+describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', () => {
+  let f: StackFixture;
+  let b: ConsoleBrowser | undefined;
+  let page: Page;
+  let origin: string;
+  let token: string;
+  let logRun: string;
+
+  beforeAll(async () => {
+    f = await startStack(['ws-pages'], { PROVIDERS_JSON: JSON.stringify(PROVIDERS) });
+    origin = new URL(f.stack.baseUrl).origin;
+    token = f.token('ws-pages');
+    b = await openConsoleBrowser();
+    page = b.page;
+    await signIn(page, origin, token);
+  });
+
+  afterAll(async () => {
+    await b?.browser.close();
+    await f?.stop();
+  });
+
+  const createViaApi = async (env: Record<string, string>): Promise<string> => {
+    const res = await f.client.call('POST /runs', '/runs', {
+      token,
+      headers: { 'idempotency-key': randomUUID() },
+      body: { workload: { image: 'busybox', env }, provider: 'auto', region: 'auto' },
+    });
+    expect(res.status).toBe(201);
+    return (res.body as { id: string }).id;
+  };
+  const runOf = async (id: string): Promise<{ state: string; terminal: boolean; provider: string; region: string; logLines: number }> =>
+    (await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token })).body as never;
+  const finished = (ids: string[]): Promise<true> =>
+    eventually(async () => ((await Promise.all(ids.map(runOf))).every((r) => r.terminal) ? true : undefined), 30_000, 'runs finished');
+
+  it('offers as provider and region the choices GET /workspaces/current publishes, with auto', async () => {
+    const workspace = await f.client.call('GET /workspaces/current', '/workspaces/current', { token });
+    const placements = (workspace.body as { placements: { provider: string; regions: string[] }[] }).placements;
+    expect(placements.map((p) => p.provider)).toEqual(['simulator', 'sim-east']);
+    await page.goto(`${origin}/console/new`);
+    await page.locator('#provider:enabled').waitFor();
+    expect(await optionValues(page, 'Provider')).toEqual(['auto', ...placements.map((p) => p.provider)]);
+    expect(await optionValues(page, 'Region')).toEqual(['auto', ...placements.flatMap((p) => p.regions)]);
+    await page.getByLabel('Provider', { exact: true }).selectOption('sim-east');
+    expect(await optionValues(page, 'Region')).toEqual(['auto', 'east-1']);
+    await page.getByLabel('Region', { exact: true }).selectOption('east-1');
+    await page.getByLabel(/^Environment/).fill('SIM_DURATION_MS=100');
+    await page.getByRole('button', { name: 'Create run' }).click();
+    await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
+    const runId = page.url().split('/').pop() ?? '';
+    expect(await runOf(runId)).toMatchObject({ provider: 'sim-east', region: 'east-1' });
+    await page.locator('.details [data-state="succeeded"]').waitFor({ timeout: 20_000 });
+  });
+
+  it(`shows a run's ${LOG_LINES} log lines in the Log panel, and under Events only what changes its state`, async () => {
+    logRun = await createViaApi({ SIM_DURATION_MS: '2000', SIM_LOG_LINES: String(LOG_LINES) });
+    await page.goto(`${origin}/console/runs/${logRun}`);
+    await page.locator('[data-stream-status="ended"]').waitFor({ timeout: 20_000 });
+    await page.locator('.details [data-state="succeeded"]').waitFor();
+    expect((await runOf(logRun)).logLines).toBe(LOG_LINES);
+    const lines = await page.locator('ol.logs li').allTextContents();
+    expect(lines).toEqual(Array.from({ length: LOG_LINES }, (_, i) => `simulated output line ${i + 1} of ${LOG_LINES}`));
+    const events = await page.locator('ol.events li').evaluateAll((items) => items.map((li) => li.getAttribute('data-event-type')));
+    expect(events).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.succeeded']);
+    // Together the two lists are the stream: each event once, in order.
+    const ids = await page.locator('ol.events li, ol.logs li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-event-id'))));
+    expect(ids).toHaveLength(LOG_LINES + 4);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('keeps the list\'s filter and page in the URL: reload, back and forward show the same runs', async () => {
+    const succeeded = await Promise.all(Array.from({ length: 24 }, () => createViaApi({ SIM_DURATION_MS: '50' })));
+    // The newest run, so the unfiltered first page shows it and the filtered one must not.
+    const failed = await createViaApi({ SIM_DURATION_MS: '50', SIM_EXIT_CODE: '3' });
+    await finished([failed, ...succeeded]);
+    await page.goto(`${origin}/console/`);
+    await page.locator(`li.run[data-run-id="${failed}"]`).waitFor();
+    await page.getByLabel('succeeded').check();
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/\?state=succeeded$/);
+    await page.getByText('Page 1').waitFor();
+    const first = await listedRuns(page);
+    expect(first).toHaveLength(20);
+    expect(first).not.toContain(failed);
+
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await page.waitForURL(/\?state=succeeded&cursor=[\w-]+&page=2$/);
+    await page.getByText('Page 2').waitFor();
+    const second = await listedRuns(page);
+    const all = await f.client.call('GET /runs', '/runs?state=succeeded&limit=100', { token });
+    expect(second).toEqual((all.body as { items: { id: string }[] }).items.slice(20).map((r) => r.id));
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+
+    const pageTwo = page.url();
+    await page.reload();
+    await page.getByText('Page 2').waitFor();
+    expect(page.url()).toBe(pageTwo);
+    expect(await page.getByLabel('succeeded').isChecked()).toBe(true);
+    expect(await listedRuns(page)).toEqual(second);
+
+    // "Newer" after the reload still knows the way back (history.state survives it).
+    await page.getByRole('button', { name: '← Newer' }).click();
+    await page.getByText('Page 1').waitFor();
+    expect(await listedRuns(page)).toEqual(first);
+
+    await page.goBack();
+    await page.getByText('Page 2').waitFor();
+    expect(await listedRuns(page)).toEqual(second);
+    await page.goBack();
+    await page.getByText('Page 1').waitFor();
+    expect(page.url()).toBe(`${origin}/console/?state=succeeded`);
+    expect(await listedRuns(page)).toEqual(first);
+    await page.goBack();
+    await page.locator(`li.run[data-run-id="${failed}"]`).waitFor();
+    expect(await page.getByLabel('succeeded').isChecked()).toBe(false);
+    await page.goForward();
+    await page.getByText('Page 1').waitFor();
+    expect(await page.getByLabel('succeeded').isChecked()).toBe(true);
+    expect(await listedRuns(page)).toEqual(first);
+
+    // A run's page has its own URL, which a reload keeps; back returns to the filtered list.
+    await page.locator(`li.run[data-run-id="${first[3]}"] a`).click();
+    await page.waitForURL(`${origin}/console/runs/${first[3]}`);
+    await page.reload();
+    await page.locator('.details [data-state="succeeded"]').waitFor();
+    await page.goBack();
+    await page.getByText('Page 1').waitFor();
+    expect(page.url()).toBe(`${origin}/console/?state=succeeded`);
+    expect(await listedRuns(page)).toEqual(first);
+  });
+
+  it('on a phone (390x844) shows the run\'s state and its log above the fold, events below', async () => {
+    await page.setViewportSize(PHONE);
+    await page.goto(`${origin}/console/runs/${logRun}`);
+    await page.locator('[data-stream-status="ended"]').waitFor({ timeout: 20_000 });
+    const box = async (selector: string): Promise<{ top: number; bottom: number }> => {
+      const found = await page.locator(selector).first().boundingBox();
+      if (!found) {
+        throw new Error(`${selector} is not shown`);
+      }
+      return { top: found.y, bottom: found.y + found.height };
+    };
+    expect(await page.evaluate<number>('window.scrollY')).toBe(0);
+    const state = await box('.details [data-state="succeeded"]');
+    const firstLine = await box('ol.logs li');
+    const events = await box('ol.events');
+    expect(state.bottom).toBeLessThanOrEqual(PHONE.height);
+    expect(firstLine.bottom).toBeLessThanOrEqual(PHONE.height);
+    expect(state.top).toBeLessThan(firstLine.top);
+    expect(firstLine.top).toBeLessThan(events.top);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+
+    // The list: the filters start folded, so runs are on the first screen.
+    await page.goto(`${origin}/console/`);
+    await page.locator('li.run').first().waitFor();
+    expect(await page.getByLabel('succeeded').isVisible()).toBe(false);
+    expect((await box('li.run')).bottom).toBeLessThanOrEqual(PHONE.height);
+    await page.getByText('Filters', { exact: true }).click();
+    expect(await page.getByLabel('succeeded').isVisible()).toBe(true);
+  });
+
+  it('got from the API only answers the contract allows, and no page error', async () => {
+    const answers = await b?.answers.settled();
+    expect(answers?.violations).toEqual([]);
+    expect(answers?.checked).toBeGreaterThan(10);
+    expect(b?.pageErrors).toEqual([]);
+  });
+});

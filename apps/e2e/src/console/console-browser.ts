@@ -1,0 +1,52 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM, watchApiAnswers, type BrowserAnswers } from '@wrs/testing';
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+export interface ConsoleBrowser {
+  readonly browser: Browser;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Every answer the page got from the API, held to the contract. */
+  readonly answers: BrowserAnswers;
+  /** Errors thrown in the page and CSP violations it reported: a test expects none. */
+  readonly pageErrors: string[];
+}
+
+/** Headless Chromium (the Debian build) with one page, its API answers checked against the contract. */
+export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const answers = watchApiAnswers(context);
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  page.on('console', (message) => {
+    if (/Content.Security.Policy/i.test(message.text())) {
+      pageErrors.push(message.text());
+    }
+  });
+  return { browser, context, page, answers, pageErrors };
+}
+
+/** Signs in as a person would: the token typed into the sign-in form once. */
+export async function signIn(page: Page, origin: string, token: string): Promise<void> {
+  await page.goto(`${origin}/console/`);
+  await page.getByLabel('Access token').fill(token);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+}
+
+/** The run ids of the list page shown, top to bottom. */
+export function listedRuns(page: Page): Promise<(string | null)[]> {
+  return page.locator('li.run').evaluateAll((items) => items.map((li) => li.getAttribute('data-run-id')));
+}
+
+/** The values of a select's options, in order. */
+export function optionValues(page: Page, label: string): Promise<string[]> {
+  return page.getByLabel(label, { exact: true }).locator('option').evaluateAll((items) => items.map((o) => o.getAttribute('value') ?? ''));
+}
