@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
 import type { Page } from 'playwright-core';
-import { listedRuns, openConsoleBrowser, optionValues, PHONE, signIn, type ConsoleBrowser } from './console/console-browser';
+import { listedRuns, openConsoleBrowser, optionValues, PHONE, screenshot, signIn, type ConsoleBrowser } from './console/console-browser';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const PROVIDERS = [
@@ -168,12 +168,14 @@ describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', 
     expect(state.top).toBeLessThan(firstLine.top);
     expect(firstLine.top).toBeLessThan(events.top);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, 'run-page-log-phone');
 
     // The list: the filters start folded, so runs are on the first screen.
     await page.goto(`${origin}/console/`);
     await page.locator('li.run').first().waitFor();
     expect(await page.getByLabel('succeeded').isVisible()).toBe(false);
     expect((await box('li.run')).bottom).toBeLessThanOrEqual(PHONE.height);
+    await screenshot(page, 'runs-list-folded-phone');
     await page.getByText('Filters', { exact: true }).click();
     expect(await page.getByLabel('succeeded').isVisible()).toBe(true);
   });

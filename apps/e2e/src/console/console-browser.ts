@@ -1,8 +1,11 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM, watchApiAnswers, type BrowserAnswers } from '@wrs/testing';
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 390, height: 844 };
+const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'test-artifacts', 'console');
 
 export interface ConsoleBrowser {
   readonly browser: Browser;
@@ -49,4 +52,12 @@ export function listedRuns(page: Page): Promise<(string | null)[]> {
 /** The values of a select's options, in order. */
 export function optionValues(page: Page, label: string): Promise<string[]> {
   return page.getByLabel(label, { exact: true }).locator('option').evaluateAll((items) => items.map((o) => o.getAttribute('value') ?? ''));
+}
+
+/** A full-page screenshot in test-artifacts/console/ (git-ignored), for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  console.log(`console screenshot: ${path}`);
 }
