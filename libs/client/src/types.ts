@@ -33,6 +33,7 @@ type EventOf<K extends RunEventType, S> = {
 export type RunEvent =
   | EventOf<'run.created', Schemas['RunCreatedEvent']>
   | EventOf<'run.dispatched', Schemas['RunDispatchedEvent']>
+  | EventOf<'run.dispatch_refused', Schemas['RunDispatchRefusedEvent']>
   | EventOf<'run.started', Schemas['RunStartedEvent']>
   | EventOf<'run.log', Schemas['RunLogEvent']>
   | EventOf<'run.succeeded', Schemas['RunSucceededEvent']>
@@ -77,6 +78,8 @@ export function stateAfter(type: RunEventType): RunState | undefined {
       return 'queued';
     case 'run.dispatched':
       return 'starting';
+    case 'run.dispatch_refused':
+      return 'queued';
     case 'run.started':
       return 'running';
     case 'run.cancel_requested':

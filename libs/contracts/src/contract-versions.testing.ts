@@ -53,7 +53,8 @@ export interface Change {
  * `info` is left out: its version is the subject here, not a change of the API.
  */
 export function contractChanges(before: unknown, after: unknown): Change[] {
-  const { diffs } = apiCompare(withoutInfo(before), withoutInfo(after));
+  // Copies: api-smart-diff rewrites the documents it is given (a discriminator was seen to go missing).
+  const { diffs } = apiCompare(structuredClone(withoutInfo(before)), structuredClone(withoutInfo(after)));
   return diffs.map((diff) => ({
     kind: isValueAddedToAnswer(diff.action, diff.path) ? 'non-breaking' : (diff.type as Change['kind']),
     where: diff.path.join('/'),
@@ -62,12 +63,17 @@ export function contractChanges(before: unknown, after: unknown): Change[] {
 }
 
 /**
- * A value added to an enum of an answer (a failure code, an event kind). The contract's description
- * tells clients to treat a value they do not know as it says, so this is an addition they tolerate;
- * api-smart-diff, which assumes closed enums, calls it breaking.
+ * A value added to an enum of an answer (a failure code), or a kind added to a discriminated union (an
+ * event kind). The contract's description tells clients to treat a value they do not know as it says,
+ * so this is an addition they tolerate; api-smart-diff, which assumes closed enums, calls the first
+ * breaking and cannot classify the second.
  */
 function isValueAddedToAnswer(action: string, path: readonly (string | number)[]): boolean {
-  return action === 'add' && path.includes('responses') && path[path.length - 2] === 'enum';
+  if (action !== 'add') {
+    return false;
+  }
+  const parent = path[path.length - 2];
+  return (parent === 'enum' && path.includes('responses')) || (parent === 'mapping' && path[path.length - 3] === 'discriminator');
 }
 
 /**

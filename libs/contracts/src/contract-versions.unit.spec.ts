@@ -71,6 +71,11 @@ describe('the rules, on changes made to the 0.2.0 contract', () => {
     expect(breaks((d) => (schemas(d)['Run'].properties.note = { type: 'string' }))).toBe(false);
     expect(breaks((d) => schemas(d)['RunEventType'].enum.push('run.paused'))).toBe(false); // clients tolerate unknown kinds
     expect(breaks((d) => schemas(d)['Failure'].properties.code.enum.push('disk_full'))).toBe(false); // and unknown codes
+    expect(breaks((d) => {
+      schemas(d)['RunPausedEvent'] = { type: 'object', properties: { type: { type: 'string', enum: ['run.paused'] } } };
+      schemas(d)['RunEvent'].oneOf.push({ $ref: '#/components/schemas/RunPausedEvent' });
+      schemas(d)['RunEvent'].discriminator.mapping['run.paused'] = '#/components/schemas/RunPausedEvent';
+    })).toBe(false); // an event kind with its own schema
     expect(breaks((d) => (d.paths['/runs/{runId}'].get.responses['410'] = { $ref: '#/components/responses/NotFound' }))).toBe(false);
     expect(breaks((d) => (d.paths['/runs/{runId}'].get.summary = 'Another summary.'))).toBe(false);
   });

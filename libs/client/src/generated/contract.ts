@@ -379,13 +379,15 @@ export interface components {
              * @description Candidates tried or skipped before the chosen one, and why each could not take the run:
              *     `no_capacity` (full), `unhealthy` (skipped by `auto`: its health probe failed, or its last calls
              *     for this workspace did), `provider_credential_missing` (the workspace stored no credential for
-             *     it), `provider_error` (it refused), `image_not_found`.
+             *     it), `provider_error` (it refused), `image_not_found`, `registry_auth_failed` and
+             *     `image_pull_timed_out` (it could not get the image; another provider may). A candidate that
+             *     refused an earlier dispatch of the run (a `run.dispatch_refused` event) is listed first.
              */
             failovers?: {
                 provider: string;
                 region: string;
                 /** @enum {string} */
-                code: "no_capacity" | "unhealthy" | "provider_error" | "image_not_found" | "provider_credential_missing";
+                code: "no_capacity" | "unhealthy" | "provider_error" | "image_not_found" | "provider_credential_missing" | "registry_auth_failed" | "image_pull_timed_out";
                 message: string;
             }[];
         };
@@ -444,9 +446,9 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        RunEventType: "run.created" | "run.dispatched" | "run.started" | "run.log" | "run.succeeded" | "run.failed" | "run.cancel_requested" | "run.canceled";
+        RunEventType: "run.created" | "run.dispatched" | "run.dispatch_refused" | "run.started" | "run.log" | "run.succeeded" | "run.failed" | "run.cancel_requested" | "run.canceled";
         /** @description The `data:` of one Server-Sent Event: the event type, the run, the time, and a payload per type. */
-        RunEvent: components["schemas"]["RunCreatedEvent"] | components["schemas"]["RunDispatchedEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["RunLogEvent"] | components["schemas"]["RunSucceededEvent"] | components["schemas"]["RunFailedEvent"] | components["schemas"]["RunCancelRequestedEvent"] | components["schemas"]["RunCanceledEvent"];
+        RunEvent: components["schemas"]["RunCreatedEvent"] | components["schemas"]["RunDispatchedEvent"] | components["schemas"]["RunDispatchRefusedEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["RunLogEvent"] | components["schemas"]["RunSucceededEvent"] | components["schemas"]["RunFailedEvent"] | components["schemas"]["RunCancelRequestedEvent"] | components["schemas"]["RunCanceledEvent"];
         /** @description The `data:` of an `event: reset`: events were removed; here is where the run stands. */
         RunReset: {
             /** @enum {string} */
@@ -507,6 +509,34 @@ export interface components {
              * @enum {string}
              */
             type: "run.dispatched";
+        };
+        /**
+         * @description The provider the run was dispatched to refused it for certain (nothing runs there): the run is
+         *     `queued` again, with no placement, and the next candidate is tried. A refusal that says the
+         *     image does not exist fails the run instead.
+         */
+        RunDispatchRefusedEvent: components["schemas"]["RunEventEnvelope"] & {
+            /** @enum {string} */
+            type?: "run.dispatch_refused";
+            data?: {
+                refusal: components["schemas"]["Failover"];
+                /** Format: date-time */
+                at: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.dispatch_refused";
+        };
+        /** @description A candidate that could not take the run, and why (the codes of `Placement.failovers`). */
+        Failover: {
+            provider: string;
+            region: string;
+            /** @enum {string} */
+            code: "no_capacity" | "unhealthy" | "provider_error" | "image_not_found" | "provider_credential_missing" | "registry_auth_failed" | "image_pull_timed_out";
+            message: string;
         };
         RunStartedEvent: components["schemas"]["RunEventEnvelope"] & {
             /** @enum {string} */
