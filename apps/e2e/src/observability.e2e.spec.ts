@@ -202,7 +202,7 @@ describe('observability: metrics, logs, traces and health of the running stack',
     // One root: the api's request.
     expect(spans.filter((s) => !s.parentSpanId).map((s) => s.name)).toEqual(['POST /api/v1/runs']);
 
-    // A cancel is a command the worker decides: its log line there carries the cancel request's ids.
+    // A cancel is decided by the api: the event it appends carries the cancel request's ids to the relay.
     const long = await f.client.call('POST /runs', '/runs', {
       token,
       headers: { 'idempotency-key': randomUUID() },
@@ -212,11 +212,14 @@ describe('observability: metrics, logs, traces and health of the running stack',
     const cancelRequestId = `trail-cancel-${randomUUID()}`;
     const canceled = await f.client.call('POST /runs/{runId}:cancel', `/runs/${longId}:cancel`, { token, headers: { 'x-request-id': cancelRequestId } });
     expect(canceled.status).toBe(202);
-    const workerLine = await eventually(() =>
-      Promise.resolve(logLines().find((l) => l.service === 'run-worker' && l.msg === 'command handled' && l['runId'] === longId)),
+    await followToTheEnd(longId);
+    const cancelLine = await eventually(() =>
+      Promise.resolve(
+        logLines().find((l) => l.service === 'stream-relay' && l.msg === 'event sent' && l['runId'] === longId && l['type'] === 'run.cancel_requested'),
+      ),
     );
-    expect(workerLine).toMatchObject({ requestId: cancelRequestId, workspaceId: 'ws-obs' });
-    expect(workerLine['traceId']).toMatch(TRACE_ID);
+    expect(cancelLine).toMatchObject({ requestId: cancelRequestId, workspaceId: 'ws-obs' });
+    expect(cancelLine['traceId']).toMatch(TRACE_ID);
   });
 
   it('readiness turns false while Postgres is unreachable and true when it returns; liveness stays true', async () => {
