@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
 import type { Page } from 'playwright-core';
-import { listedRuns, openConsoleBrowser, optionValues, PHONE, screenshot, signIn, type ConsoleBrowser } from './console/console-browser';
+import { listedRuns, openConsoleBrowser, optionValues, PHONE, screenshot, signIn, verticalBox, type ConsoleBrowser } from './console/console-browser';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const PROVIDERS = [
@@ -117,6 +117,19 @@ describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', 
     expect(await page.getByLabel('succeeded').isChecked()).toBe(true);
     expect(await listedRuns(page)).toEqual(second);
 
+    // Opened afresh (a bookmark, a shared link): the same page; "Newer" goes to the first page.
+    const fresh = await page.context().newPage();
+    try {
+      await fresh.goto(pageTwo);
+      await fresh.getByText('Page 2').waitFor();
+      expect(await listedRuns(fresh)).toEqual(second);
+      await fresh.getByRole('button', { name: '← Newer' }).click();
+      await fresh.getByText('Page 1').waitFor();
+      expect(await listedRuns(fresh)).toEqual(first);
+    } finally {
+      await fresh.close();
+    }
+
     // "Newer" after the reload still knows the way back (history.state survives it).
     await page.getByRole('button', { name: '← Newer' }).click();
     await page.getByText('Page 1').waitFor();
@@ -152,13 +165,7 @@ describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', 
     await page.setViewportSize(PHONE);
     await page.goto(`${origin}/console/runs/${logRun}`);
     await page.locator('[data-stream-status="ended"]').waitFor({ timeout: 20_000 });
-    const box = async (selector: string): Promise<{ top: number; bottom: number }> => {
-      const found = await page.locator(selector).first().boundingBox();
-      if (!found) {
-        throw new Error(`${selector} is not shown`);
-      }
-      return { top: found.y, bottom: found.y + found.height };
-    };
+    const box = (selector: string): Promise<{ top: number; bottom: number }> => verticalBox(page, selector);
     expect(await page.evaluate<number>('window.scrollY')).toBe(0);
     const state = await box('.details [data-state="succeeded"]');
     const firstLine = await box('ol.logs li');

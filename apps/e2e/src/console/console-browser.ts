@@ -61,3 +61,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path, fullPage: true });
   console.log(`console screenshot: ${path}`);
 }
+
+/** Where the first element matching the selector is, vertically in the viewport (scrolled to the top: the page). */
+export async function verticalBox(page: Page, selector: string): Promise<{ top: number; bottom: number }> {
+  const found = await page.locator(selector).first().boundingBox();
+  if (!found) {
+    throw new Error(`${selector} is not shown`);
+  }
+  return { top: found.y, bottom: found.y + found.height };
+}
