@@ -75,6 +75,27 @@ CONFEOF
 }
 write_conf
 
+# ---------------------------------------------------------------- 1b. loopback test registries
+# The container provider's pull tests run Debian's docker-registry on loopback over plain HTTP, so
+# Podman must call those registries insecure. The service reads registries.conf once, at its first
+# pull, so the ports are fixed here (libs/testing/src/loopback-registry.ts picks a free one of them)
+# and a service older than the drop-in is restarted below.
+REGISTRY_PORTS="15000 15001 15002 15003 15004 15005 15006 15007"
+REGISTRIES_DROPIN=/etc/containers/registries.conf.d/50-wrs-test-loopback.conf
+write_registries() {
+  local want port
+  want="# Written by scripts/podman/setup.sh: loopback registries of the wrs tests (plain HTTP)."
+  for port in $REGISTRY_PORTS; do
+    want+=$'\n\n[[registry]]\n'"location = \"127.0.0.1:$port\""$'\ninsecure = true'
+  done
+  mkdir -p "$(dirname "$REGISTRIES_DROPIN")"
+  if [ ! -f "$REGISTRIES_DROPIN" ] || [ "$(cat "$REGISTRIES_DROPIN")" != "$want" ]; then
+    printf '%s\n' "$want" > "$REGISTRIES_DROPIN"
+    log "wrote $REGISTRIES_DROPIN"
+  fi
+}
+write_registries
+
 # ---------------------------------------------------------------- 2. packages
 install_packages() {
   local missing=()
@@ -118,6 +139,23 @@ start_service() {
   done
   echo "setup.sh: podman API did not answer on $SOCK within 30 s" >&2; tail -20 "$SERVICE_LOG" >&2; exit 1
 }
+# A service started before the drop-in was written does not know the loopback registries: restart it
+# (only one this script started; its containers keep running under conmon).
+restart_for_registries() {
+  local pidfile=/run/podman/wrs-podman-service.pid pid
+  ping_ok || return 0
+  pid=$(cat "$pidfile" 2>/dev/null || true)
+  if [ -n "$pid" ] && grep -q 'system' "/proc/$pid/cmdline" 2>/dev/null; then
+    # /proc/<pid> is made when the process starts
+    [ "$(stat -c %Y "/proc/$pid")" -lt "$(stat -c %Y "$REGISTRIES_DROPIN")" ] || return 0
+    log "restarting the podman service (pid $(cat "$pidfile")) to read $REGISTRIES_DROPIN"
+    kill "$(cat "$pidfile")"
+    for _ in $(seq 1 50); do ping_ok || return 0; sleep 0.1; done
+  else
+    log "WARNING: a podman service not started by this script answers on $SOCK; if it is older than $REGISTRIES_DROPIN, restart it"
+  fi
+}
+restart_for_registries
 timed "podman service" start_service
 
 # ---------------------------------------------------------------- 3b. health checks without systemd

@@ -19,3 +19,6 @@ export * from './prism-proxy';
 export * from './browser-answers';
 export * from './raw-http';
 export * from './redis-monitor';
+export * from './loopback-registry';
+export * from './loopback-registry-probe';
+export * from './registry-images';

@@ -3,7 +3,7 @@ import type { Placement, RunView } from '@wrs/domain';
 import { engineCall } from './container/engine';
 import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
 import { demultiplexLogs } from './container/log-frames';
-import type { HeldWorkload, LogLine, Observation, RunProvider } from './provider';
+import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { cpuNanos, memoryBytes } from './quantities';
 
 const LABEL_RUN = 'io.workload-run-service.run';
@@ -30,15 +30,22 @@ export class ContainerProvider implements RunProvider {
 
   async submit(run: RunView, _placement: Placement): Promise<void> {
     const container = this.engine.getContainer(containerName(run));
-    const existing = await engineCall('inspect the container', (o) => container.inspect(o), [404]);
+    const inspect = () => engineCall('inspect the container', (o) => container.inspect(o), [404]);
+    let existing = await inspect();
     if (existing === undefined) {
       const pulled = await ensureImage(this.engine, run.workload.image, this.pull);
-      // 409: an earlier attempt (or another worker) created it meanwhile; it is this run's all the same.
-      // The name goes in the query alone: dockerode would otherwise copy every field (env values too) into the URL.
-      const create = (o: { abortSignal: AbortSignal }) =>
-        this.engine.createContainer({ _query: { name: containerName(run) }, _body: this.spec(run, pulled), ...o } as Docker.ContainerCreateOptions);
-      await engineCall('create the container', create, [409]);
-    } else if (existing.State.Status !== 'created') {
+      try {
+        await this.create(run, pulled);
+      } catch (error) {
+        // Another submit of this run (a second worker) created it meanwhile: Docker answers 409, Podman
+        // 409 or, in a closer race, 500 "name is already in use". The container is this run's all the same.
+        existing = error instanceof ProviderError ? await inspect() : undefined;
+        if (existing === undefined) {
+          throw error;
+        }
+      }
+    }
+    if (existing !== undefined && existing.State.Status !== 'created') {
       // Started before (by an earlier attempt at this dispatch): starting an exited container again
       // would run the workload twice. Re-attach instead.
       return;
@@ -110,6 +117,12 @@ export class ContainerProvider implements RunProvider {
     await engineCall(`remove container ${handle}`, (o) => this.engine.getContainer(handle).remove({ force: true, ...o }), [404]);
   }
 
+  private async create(run: RunView, pulled: PullSummary | null): Promise<void> {
+    // The name goes in the query alone: dockerode would otherwise copy every field (env values too) into the URL.
+    const options = { _query: { name: containerName(run) }, _body: this.spec(run, pulled) };
+    await engineCall('create the container', (o) => this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions));
+  }
+
   private spec(run: RunView, pulled: PullSummary | null): Docker.ContainerCreateOptions {
     return {
       Image: run.workload.image,
@@ -128,7 +141,7 @@ export class ContainerProvider implements RunProvider {
 }
 
 function pullLine(pulled: PullSummary): string {
-  return `[wrs] pulled ${pulled.image} (${pulled.layers} layer(s)) in ${(pulled.ms / 1000).toFixed(1)} s`;
+  return `[wrs] pulled ${pulled.image} in ${(pulled.ms / 1000).toFixed(1)} s`;
 }
 
 /** The workload's resources as the engine's limits (none given: the engine's defaults). */

@@ -19,16 +19,13 @@ export function pullSettingsOf(offer: ProviderOffer): PullSettings {
   };
 }
 
-/** What a pull did, in one line for the run's log. */
+/** What a pull did, for the run's log. Engines count blobs differently (Podman lists the config too): no layer count. */
 export interface PullSummary {
   readonly image: string;
-  readonly layers: number;
   readonly ms: number;
 }
 
 interface Progress {
-  readonly status?: string;
-  readonly id?: string;
   readonly error?: string;
   readonly errorDetail?: { readonly message?: string };
 }
@@ -69,8 +66,7 @@ async function pull(engine: Docker, image: string, timeoutMs: number): Promise<P
     if (failed) {
       throw refusal(image, undefined, failed.errorDetail?.message ?? failed.error ?? 'unknown error');
     }
-    const layers = new Set(events.filter((e) => e.id && /complete|already exists/i.test(e.status ?? '')).map((e) => e.id)).size;
-    return { image, layers, ms: Date.now() - started };
+    return { image, ms: Date.now() - started };
   } catch (error) {
     if (controller.signal.aborted) {
       throw new ProviderError('image_pull_timed_out', `pulling ${image} took longer than ${timeoutMs / 1000} s (the provider's pullTimeoutSeconds)`);
