@@ -1,0 +1,112 @@
+import { createPublicKey } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeNeeding, executableMissing, isolatedEnvironment, patience, testSigningKey, type IsolatedEnvironment } from '@wrs/testing';
+import { ContainerConfigError, objectData, type ObjectData } from './kubelet/container-env';
+import { workloadsOf, type K8sObject, type Workload } from './kubelet/manifest-types';
+import { testOperatorSecrets } from './kubelet/operator-secrets';
+import { KUBECTL, OVERLAYS, renderOverlay } from './kubelet/render';
+import { startContainer, type StartedContainer, type Substitutions } from './kubelet/start-container';
+
+/*
+ * Each overlay's Deployments and migrate Job, started from the built dist/ as their images would be,
+ * with exactly the env, files and arguments the rendered manifests give them. There is no Kubernetes
+ * API server or kubelet here: the test stands in for the kubelet only as far as env, files and args
+ * (no scheduling, network namespaces, security contexts or image pulls). What it changes, and why:
+ * in-cluster addresses point at the local NATS/Postgres/Redis and a local JWKS; mount paths live under
+ * a temporary directory (env paths into them rewritten alike); container ports map to free ports;
+ * NAMESPACE and DATABASE_SCHEMA give each test its own streams and schema; and the local NATS is one
+ * server, so the ConfigMap's jetstream-replicas (3 in prod, for the 3-node cluster) is read as 1.
+ */
+describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kubectl at /usr/bin'))('the rendered manifests start', () => {
+  let env: IsolatedEnvironment;
+  let jwks: Server;
+  let jwksUrl: string;
+  const started: StartedContainer[] = [];
+
+  beforeEach(async () => {
+    env = await isolatedEnvironment();
+  });
+
+  beforeAll(async () => {
+    const { key } = testSigningKey();
+    const jwk = { ...createPublicKey(key.privateKey).export({ format: 'jwk' }), kid: key.kid, alg: 'EdDSA', use: 'sig' };
+    jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/certs`;
+  });
+
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((c) => c.stop()));
+    await env.cleanup();
+  });
+
+  afterAll(() => {
+    jwks?.closeAllConnections();
+    jwks?.close();
+  });
+
+  /** The rendered objects with the one ConfigMap value a single local NATS server cannot honour. */
+  async function render(overlay: (typeof OVERLAYS)[number]): Promise<K8sObject[]> {
+    return (await renderOverlay(overlay)).map((o) =>
+      o.kind === 'ConfigMap' && o.metadata.name === 'workload-run-service' ? { ...o, data: { ...o.data, 'jetstream-replicas': '1' } } : o,
+    );
+  }
+
+  function substitutions(objects: readonly K8sObject[]): Substitutions {
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'workload-run-service')?.data ?? {};
+    return {
+      addresses: { 'nats://nats:4222': env.natsUrl, 'redis://redis:6379': env.redisUrl, ...(config['auth-jwks-url'] ? { [config['auth-jwks-url']]: jwksUrl } : {}) },
+      isolation: { NAMESPACE: env.namespace, DATABASE_SCHEMA: env.schema },
+      root: mkdtempSync(join(tmpdir(), 'wrs-pod-')),
+    };
+  }
+
+  async function start(workload: Workload, data: ObjectData, subs: Substitutions): Promise<StartedContainer> {
+    const container = await startContainer(workload, data, subs);
+    started.push(container);
+    return container;
+  }
+
+  it.each(OVERLAYS)('%s: the migrate Job completes, then every Deployment answers its readiness probe', async (overlay) => {
+    const objects = await render(overlay);
+    const data = objectData(objects, testOperatorSecrets(env.databaseUrl));
+    const subs = substitutions(objects);
+    const workloads = workloadsOf(objects);
+    const jobs = workloads.filter((w) => w.kind === 'Job');
+    expect(jobs.map((j) => j.name)).toEqual([expect.stringMatching(/^migrate-/)]);
+    await (await start(jobs[0]!, data, subs)).exited;
+    const deployments = workloads.filter((w) => w.kind === 'Deployment');
+    expect(deployments.map((d) => d.name).sort()).toEqual(['api', 'run-worker', 'stream-relay']);
+    const containers = await Promise.all(deployments.map((d) => start(d, data, subs)));
+    await Promise.all(containers.map((c) => c.ready(patience(30_000))));
+  });
+
+  it('a run-worker without its KEK volume does not start: the manifest test would catch a missing volume', async () => {
+    const objects = await render('prod');
+    const data = objectData(objects, testOperatorSecrets(env.databaseUrl));
+    const worker = workloadsOf(objects).find((w) => w.name === 'run-worker')!;
+    const container = worker.pod.containers[0]!;
+    const withoutKek: Workload = {
+      ...worker,
+      pod: {
+        ...worker.pod,
+        volumes: (worker.pod.volumes ?? []).filter((v) => v.name !== 'kek'),
+        containers: [{ ...container, volumeMounts: (container.volumeMounts ?? []).filter((m) => m.name !== 'kek') }],
+      },
+    };
+    const started = await start(withoutKek, data, substitutions(objects));
+    await expect(started.ready(patience(30_000))).rejects.toThrow(/CREDENTIALS_KEK_PRIVATE_KEYS: cannot read the private key k1/);
+  });
+
+  it('a Secret key the manifest needs and the operator did not create stops the container before it starts', async () => {
+    const objects = await render('prod');
+    const secrets = testOperatorSecrets(env.databaseUrl);
+    const data = objectData(objects, { ...secrets, 'workload-run-service': {} });
+    const api = workloadsOf(objects).find((w) => w.name === 'api')!;
+    await expect(startContainer(api, data, substitutions(objects))).rejects.toThrow(ContainerConfigError);
+  });
+});
