@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding, eventually, readSse, type SseEvent } from '@wrs/testing';
+import {
+  CONTAINER_IMAGE,
+  CONTAINER_SOCKET,
+  containerEngineMissing,
+  describeNeeding,
+  eventually,
+  itNeeding,
+  loopbackRegistryMissing,
+  readSse,
+  startLoopbackRegistry,
+  type SseEvent,
+} from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const SOCKET = CONTAINER_SOCKET;
@@ -87,11 +98,17 @@ describeNeeding(containerEngineMissing())('the container provider: real containe
     await eventually(async () => ((await containersOf(id)).length === 0 ? true : undefined), 10_000, 'the container to be removed');
   });
 
-  containerTest('an image the engine does not have fails the run as image_not_found', async () => {
-    const id = await run('true', {}, `localhost/wrs-test/nope-${randomUUID().slice(0, 8)}:1`);
-    const events = await follow(id);
-    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { failure: { code: 'image_not_found' } } });
-  });
+  // The engine pulls a missing image, so "not found" has to come from a registry: a real one on loopback.
+  itNeeding(loopbackRegistryMissing())('an image its registry does not have fails the run as image_not_found', async () => {
+    const registry = await startLoopbackRegistry();
+    try {
+      const id = await run('true', {}, `${registry.host}/wrs/nope-${randomUUID().slice(0, 8)}:1`);
+      const events = await follow(id);
+      expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { failure: { code: 'image_not_found' } } });
+    } finally {
+      await registry.stop();
+    }
+  }, 90_000);
 
   it('a provider that stops answering fails its runs with a typed reason instead of leaving them running', async () => {
     // An engine socket that does not exist: every call fails, as if the engine had died.
