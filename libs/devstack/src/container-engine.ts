@@ -28,7 +28,7 @@ export function engineCandidates(env: Readonly<Record<string, string | undefined
   const dockerHost = env['DOCKER_HOST'];
   if (dockerHost) {
     if (!dockerHost.startsWith('unix://')) {
-      // The container provider talks to a unix socket (EngineClient); a TCP engine is not supported.
+      // The container provider talks to a unix socket (CONTAINER_ENGINE_SOCKET); a TCP engine is not supported.
       return `DOCKER_HOST=${dockerHost} is not a unix:// socket, which is all the container provider can use`;
     }
     return [{ socket: dockerHost.slice('unix://'.length), source: 'DOCKER_HOST' }];
