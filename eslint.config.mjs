@@ -8,6 +8,21 @@ const IO_PACKAGES = [
   'node:fs', 'node:net', 'node:http', 'node:child_process', 'fs', 'net', 'http', 'child_process',
 ];
 
+/** Node's built-in modules that do I/O or reach outside the process, with and without the `node:` prefix. */
+const NODE_IO = ['fs', 'fs/*', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'dns', 'tls', 'os', 'worker_threads', 'cluster', 'process'];
+
+/** The domain is pure: it decides, others do I/O (checked by eslint-boundaries.unit.spec.ts). */
+export const DOMAIN_RESTRICTED_IMPORTS = [
+  'error',
+  { patterns: [{ group: [...new Set(['node:*', ...NODE_IO, ...IO_PACKAGES])], message: 'libs/domain is pure: no I/O, no Node built-ins (do it in a lib or app that calls the domain).' }] },
+];
+
+/** Deployable apps ship without test helpers: only their tests (`*.spec.ts`, `*.testing.ts`) may use them. */
+export const APP_RESTRICTED_IMPORTS = [
+  'error',
+  { paths: [{ name: '@wrs/testing', message: 'Test helpers are not part of a deployable app: import them from a *.spec.ts or *.testing.ts file.' }] },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   ...nx.configs['flat/base'],
@@ -63,5 +78,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  { files: ['libs/domain/src/**/*.ts'], rules: { 'no-restricted-imports': DOMAIN_RESTRICTED_IMPORTS } },
+  {
+    files: ['apps/api/src/**/*.ts', 'apps/run-worker/src/**/*.ts', 'apps/stream-relay/src/**/*.ts', 'apps/gateway/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.testing.ts'],
+    rules: { 'no-restricted-imports': APP_RESTRICTED_IMPORTS },
   },
 );

@@ -13,7 +13,7 @@ import {
 } from '@wrs/testing';
 import fc from 'fast-check';
 import { API_PREFIX } from './api-app';
-import { countCreatedRuns, startApi, type InProcessApi } from './in-process-api';
+import { countCreatedRuns, startApi, type InProcessApi } from './in-process-api.testing';
 
 describe('the api in-process, on a real socket, against real NATS and Postgres', () => {
   const { key, publicKeyFile } = testSigningKey();

@@ -1,6 +1,6 @@
 import { migrate } from '@wrs/persistence';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
-import { startApi, type InProcessApi } from './in-process-api';
+import { startApi, type InProcessApi } from './in-process-api.testing';
 
 /** Caching and failed authentication at the api, over a real socket with real Redis. */
 describe('authenticated answers and failed authentication', () => {

@@ -3,7 +3,7 @@ import { migrate } from '@wrs/persistence';
 import { JSON_MAX_DEPTH } from '@wrs/problem';
 import { isolatedEnvironment, testSigningKey, testToken, type ContractClient, type IsolatedEnvironment } from '@wrs/testing';
 import fc from 'fast-check';
-import { startApi, type InProcessApi } from './in-process-api';
+import { startApi, type InProcessApi } from './in-process-api.testing';
 
 /** Every name Object.prototype gives an object, and the ones class-transformer and JS treat specially. */
 const PROTOTYPE_NAMES = [...Object.getOwnPropertyNames(Object.prototype), 'prototype', '__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty'];

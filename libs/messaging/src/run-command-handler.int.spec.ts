@@ -2,8 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { fold, type RunEvent } from '@wrs/domain';
-import { connectNats, ensureStreams, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import { StreamNames } from './names';
+import { connectNats } from './nats-connection';
+import { RunCommandHandler } from './run-command-handler';
+import { RunEventStore } from './run-event-store';
+import { ensureStreams } from './streams';
 
 const at = '2026-11-21T10:00:00.000Z';
 

@@ -5,7 +5,7 @@ import type { RunEvent } from '@wrs/domain';
 import { connectNats, RunEventStore, StreamNames } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
-import { startApi, type InProcessApi } from '../in-process-api';
+import { startApi, type InProcessApi } from '../in-process-api.testing';
 
 interface RunBody {
   id: string;

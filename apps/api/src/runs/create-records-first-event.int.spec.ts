@@ -4,7 +4,7 @@ import { connectNats, RunEventStore, StreamNames } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { startApi, type InProcessApi } from '../in-process-api';
+import { startApi, type InProcessApi } from '../in-process-api.testing';
 
 interface RunBody {
   id: string;

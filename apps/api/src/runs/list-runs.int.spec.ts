@@ -4,7 +4,7 @@ import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
-import { startApi, type InProcessApi } from '../in-process-api';
+import { startApi, type InProcessApi } from '../in-process-api.testing';
 
 interface RunBody {
   id: string;

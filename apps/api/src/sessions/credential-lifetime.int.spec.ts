@@ -9,7 +9,7 @@ import { connectRedis } from '@wrs/messaging';
 import { storedKeysAsBearer } from '@wrs/observability';
 import { migrate } from '@wrs/persistence';
 import { eventually, isolatedEnvironment, monitorRedis, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
-import { startApi, type InProcessApi } from '../in-process-api';
+import { startApi, type InProcessApi } from '../in-process-api.testing';
 
 type Problem = { code: string; title: string };
 

@@ -2,7 +2,7 @@ import type { ProviderOffer } from '@wrs/domain';
 import { migrate } from '@wrs/persistence';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import { randomUUID } from 'node:crypto';
-import { startApi, type InProcessApi } from '../in-process-api';
+import { startApi, type InProcessApi } from '../in-process-api.testing';
 
 /**
  * GET /workspaces/current publishes the placements a run may request, over a real socket (every answer

@@ -1,0 +1,24 @@
+import { lintMessages } from './lint-text.testing';
+
+/** The boundaries the README describes, shown to hold: each rule is fed an import it must refuse. */
+describe('lint enforces the module boundaries', () => {
+  const restricted = (code: string, filePath: string): string[] => lintMessages(code, filePath, 'no-restricted-imports');
+
+  it('libs/domain imports no Node built-in and no I/O package', () => {
+    expect(restricted("import { randomUUID } from 'node:crypto';\n", 'libs/domain/src/run/probe.ts')).toHaveLength(1);
+    expect(restricted("import { readFileSync } from 'fs';\n", 'libs/domain/src/probe.ts')).toHaveLength(1);
+    expect(restricted("import { Pool } from 'pg';\n", 'libs/domain/src/probe.ts')).toHaveLength(1);
+    expect(restricted("import { fold } from './run/run.state';\n", 'libs/domain/src/probe.ts')).toEqual([]);
+    // Elsewhere the same import is allowed.
+    expect(restricted("import { randomUUID } from 'node:crypto';\n", 'libs/messaging/src/probe.ts')).toEqual([]);
+  });
+
+  it('deployable apps do not import the test helpers outside their tests', () => {
+    const importTesting = "import { eventually } from '@wrs/testing';\n";
+    for (const app of ['api', 'run-worker', 'stream-relay', 'gateway']) {
+      expect(restricted(importTesting, `apps/${app}/src/probe.ts`)).toHaveLength(1);
+      expect(restricted(importTesting, `apps/${app}/src/probe.int.spec.ts`)).toEqual([]);
+      expect(restricted(importTesting, `apps/${app}/src/probe.testing.ts`)).toEqual([]);
+    }
+  });
+});
