@@ -1,6 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { context, type Context } from '@opentelemetry/api';
-import { REQUEST_ID_HEADER, type Disposition } from '@wrs/messaging';
+import { parseRunSubject, REQUEST_ID_HEADER, type Disposition } from '@wrs/messaging';
 import { addLogContext, extractTraceContext, inSpan, inSpans, jetstreamRedeliveries, SpanKind, type LogContext } from '@wrs/observability';
 
 /**
@@ -54,10 +54,7 @@ function messageContext(consumer: 'commands' | 'projection', idsOf: (message: Js
   });
 }
 
-/** `<ns>.<kind>.<verb?>.<workspace>.<run>`: commands and events both end with the workspace and the run. */
+/** The run and workspace of a message, for its log lines (none for a subject that names no run). */
 export function idsFromSubject(message: { readonly subject: string }): LogContext {
-  const parts = message.subject.split('.');
-  const runId = parts[parts.length - 1];
-  const workspaceId = parts[parts.length - 2];
-  return runId && workspaceId ? { runId, workspaceId } : {};
+  return parseRunSubject(message.subject) ?? {};
 }

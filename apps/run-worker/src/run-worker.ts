@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ProviderOffer } from '@wrs/domain';
 import { Failpoint, kindOf } from '@wrs/config';
 import { decisionConflicts, strayWorkloadsRemoved } from '@wrs/observability';
-import { DEFAULT_STREAM_SETTINGS, DurableConsumer, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
+import { DEFAULT_STREAM_SETTINGS, DurableConsumer, ensureStreams, parseRunSubject, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
 import { ProviderCredentials, RunProjection, RunQueries } from '@wrs/persistence';
 import type { DataSource } from 'typeorm';
 import { CommandConsumer } from './command-consumer';
@@ -19,7 +19,6 @@ import type { RunProvider } from './providers/provider';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
 import { Reconciler } from './reconciler';
-import { RunCommandHandler } from '@wrs/messaging';
 import { runFates, WorkloadCleanup } from './workload-cleanup';
 import { reportWorkerGauges } from './worker-metrics';
 
@@ -152,7 +151,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
       log('info', 'command handled', { seq: m.seq, disposition });
       return disposition;
     }),
-    { concurrency: COMMAND_CONCURRENCY, keyOf: (m) => m.subject.slice(m.subject.lastIndexOf('.') + 1) },
+    { concurrency: COMMAND_CONCURRENCY, keyOf: (m) => parseRunSubject(m.subject)?.runId ?? m.subject },
   );
   await projectionConsumer.startBatches(
     observedBatchHandler('projection', idsFromSubject, (ms, within) => projection.handleBatch(ms, within)),

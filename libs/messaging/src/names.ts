@@ -63,8 +63,22 @@ export class StreamNames {
 /** Parses `<ns>.evt.<workspace>.<run>` back into its ids. */
 export function parseRunEventsSubject(subject: string): { workspaceId: string; runId: string } | null {
   const parts = subject.split('.');
-  if (parts.length !== 4 || parts[1] !== 'evt' || !parts[2] || !parts[3]) {
+  if (parts.length !== 4 || parts[1] !== 'evt') {
     return null;
   }
-  return { workspaceId: parts[2], runId: parts[3] };
+  return parseRunSubject(subject);
+}
+
+/**
+ * The workspace and run a run's subject names: events (`<ns>.evt.<workspace>.<run>`) and commands
+ * (`<ns>.cmd.<verb>.<workspace>.<run>`) both end with them. The one parser of subjects.
+ */
+export function parseRunSubject(subject: string): { workspaceId: string; runId: string } | null {
+  const parts = subject.split('.');
+  const runId = parts[parts.length - 1];
+  const workspaceId = parts[parts.length - 2];
+  if (parts.length < 4 || !runId || !workspaceId || (parts[1] !== 'evt' && parts[1] !== 'cmd')) {
+    return null;
+  }
+  return { workspaceId, runId };
 }
