@@ -1,4 +1,4 @@
-import { LOG_LIMITS, type Failover, type Failure, type Placement, type RunEvent, type Workload } from './run.events';
+import { LOG_LIMITS, type Failover, type Failure, type Placement, type RunCreation, type RunEvent } from './run.events';
 import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
 
 /**
@@ -6,16 +6,7 @@ import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
  * nothing decides `[]`: re-sending a command is always safe.
  */
 export type RunCommand =
-  | {
-      readonly type: 'CreateRun';
-      readonly runId: string;
-      readonly workspaceId: string;
-      readonly workload: Workload;
-      readonly provider: string;
-      readonly region: string;
-      readonly idempotencyKey: string;
-      readonly now: string;
-    }
+  | ({ readonly type: 'CreateRun'; readonly now: string } & RunCreation)
   | { readonly type: 'DispatchRun'; readonly placement: Placement; readonly now: string }
   /** The provider the run was dispatched to refused it for certain: nothing runs there. */
   | { readonly type: 'RefuseDispatch'; readonly refusal: Failover; readonly now: string }

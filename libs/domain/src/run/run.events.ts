@@ -84,19 +84,19 @@ export const FAILURE_CODES = [
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
+/** What a run is created from: the fields of the CreateRun command and of the `run.created` event. */
+export interface RunCreation {
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly workload: Workload;
+  /** As requested (may be `auto`). */
+  readonly provider: string;
+  readonly region: string;
+  readonly idempotencyKey: string;
+}
+
 export type RunEvent =
-  | {
-      readonly type: 'run.created';
-      readonly data: {
-        readonly runId: string;
-        readonly workspaceId: string;
-        readonly workload: Workload;
-        readonly provider: string;
-        readonly region: string;
-        readonly idempotencyKey: string;
-        readonly at: string;
-      };
-    }
+  | { readonly type: 'run.created'; readonly data: RunCreation & { readonly at: string } }
   | { readonly type: 'run.dispatched'; readonly data: { readonly placement: Placement; readonly at: string } }
   /** The dispatched-to provider refused the workload for certain (nothing runs): the run is queued again. */
   | { readonly type: 'run.dispatch_refused'; readonly data: { readonly refusal: Failover; readonly at: string } }
