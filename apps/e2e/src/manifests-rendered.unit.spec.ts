@@ -17,6 +17,19 @@ function named(objects: readonly K8sObject[], kind: string, name: string): K8sOb
   return found;
 }
 
+/** A label selector as `kubectl -l` reads it: `k=v` or `k in (a,b)` terms, comma-separated; none selects all. */
+function selects(selector: string | undefined, labels: Record<string, string>): boolean {
+  const terms = selector?.match(/[^,(]+(\([^)]*\))?/g) ?? [];
+  return terms.every((term) => {
+    const set = /^\s*(\S+)\s+in\s+\(([^)]*)\)\s*$/.exec(term);
+    if (set) {
+      return set[2]!.split(',').map((v) => v.trim()).includes(labels[set[1]!] ?? '\0');
+    }
+    const [key, value] = term.split('=');
+    return labels[key!.trim()] === value?.trim();
+  });
+}
+
 function envOf(container: Container, name: string): EnvVar | undefined {
   return container.env?.find((e) => e.name === name);
 }
@@ -128,6 +141,18 @@ describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kube
     if (socket) {
       expect(worker.volumeMounts?.map((m) => m.mountPath)).toContain(socket);
     }
+  }));
+
+  it("the upgrade steps of docs/operations.md select config and migrate, then the run-worker, then the rest", each((objects) => {
+    const docs = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('## Upgrades'), docs.indexOf('## Draining'));
+    const steps = [...section.matchAll(/kubectl -n wrs apply -k \$O(?: -l (?:'([^']+)'|(\S+)))?\n/g)].map((m) => m[1] ?? m[2]);
+    const selected = (selector: string | undefined) =>
+      objects.filter((o) => selects(selector, o.metadata.labels ?? {})).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    expect(steps.length).toBe(3);
+    expect(selected(steps[0])).toEqual(['ConfigMap/workload-run-service', `Job/migrate-${VERSION}`]);
+    expect(selected(steps[1])).toEqual(['Deployment/run-worker']);
+    expect(selected(steps[2]).length).toBe(objects.length);
   }));
 
   it('every file a variable names lies in a volume the container mounts', each((objects) => {

@@ -1,5 +1,6 @@
 export * from './data-source';
 export * from './run-projection';
+export * from './projection-refold';
 export * from './run-queries';
 export * from './run-list';
 export * from './workspaces';

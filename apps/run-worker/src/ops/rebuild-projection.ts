@@ -1,0 +1,58 @@
+import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { consumeOrdered, runEventOf, type StreamNames, type StreamRunEvent } from '@wrs/messaging';
+import { refoldStoredRuns, RunProjection } from '@wrs/persistence';
+import type { DataSource } from 'typeorm';
+
+export interface RebuildReport {
+  /** Events read from the events stream (each projected, or found already stored). */
+  readonly events: number;
+  /** The stream's last sequence when the replay began: events after it are the workers' to project. */
+  readonly throughSeq: number;
+  /** Rows folded again from stored events after the replay (rows that were missing or behind). */
+  readonly refolded: number;
+}
+
+/**
+ * Rebuilds the run projection (runs and run_events) from the events stream: every event the stream
+ * holds is projected as the workers do (idempotent: one already stored is skipped), then every run whose
+ * row is missing or behind its stored events is folded again, across events the stream no longer holds
+ * (those survive only in run_events, e.g. from a backup). For a restore: restore Postgres, run this,
+ * then let the workers' durable consumer go on. Safe to run twice and while workers run.
+ */
+export async function rebuildProjection(nc: NatsConnection, db: DataSource, names: StreamNames, batchSize = 256): Promise<RebuildReport> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(names.eventsStream);
+  const throughSeq = info.state.last_seq;
+  const projection = new RunProjection(db);
+  let events = 0;
+  if (info.state.messages > 0) {
+    const messages = await consumeOrdered(jetstream(nc), jsm, names.eventsStream, {
+      filter_subjects: names.allRunEvents(),
+      deliver_policy: DeliverPolicy.All,
+    });
+    let batch: StreamRunEvent[] = [];
+    try {
+      for await (const m of messages) {
+        const event = runEventOf(m);
+        if (event) {
+          batch.push(event);
+        }
+        // The last stored event may have been deleted since (delete-runs): nothing pending ends it too.
+        const done = m.seq >= throughSeq || m.info.pending === 0;
+        if (batch.length >= batchSize || done) {
+          await projection.projectBatch(batch);
+          events += batch.length;
+          batch = [];
+        }
+        if (done) {
+          break;
+        }
+      }
+    } finally {
+      await messages.close();
+    }
+  }
+  const refolded = await refoldStoredRuns(db);
+  return { events, throughSeq, refolded };
+}
