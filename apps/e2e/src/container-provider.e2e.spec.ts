@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import {
+  buildBusyboxImage,
   CONTAINER_IMAGE,
   CONTAINER_SOCKET,
   containerEngineMissing,
@@ -8,7 +9,9 @@ import {
   eventually,
   itNeeding,
   loopbackRegistryMissing,
+  pushToRegistry,
   readSse,
+  removeLocalImage,
   startLoopbackRegistry,
   type SseEvent,
 } from '@wrs/testing';
@@ -97,6 +100,26 @@ describeNeeding(containerEngineMissing())('the container provider: real containe
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { failure: { code: 'timed_out' } } });
     await eventually(async () => ((await containersOf(id)).length === 0 ? true : undefined), 10_000, 'the container to be removed');
   });
+
+  itNeeding(loopbackRegistryMissing())('runs an image the engine does not have by its registry name: pulled, run, the pull in its log', async () => {
+    const registry = await startLoopbackRegistry();
+    const suffix = randomUUID().slice(0, 8);
+    const local = `localhost/wrs-test/e2e-pull-${suffix}:1`;
+    const image = `${registry.host}/wrs/e2e-pull-${suffix}:1`;
+    try {
+      buildBusyboxImage(local);
+      pushToRegistry(local, registry.host, `wrs/e2e-pull-${suffix}:1`);
+      removeLocalImage(local);
+      const id = await run('echo pulled', {}, image);
+      const events = await follow(id);
+      expect(events.at(-1)?.event).toBe('run.succeeded');
+      const lines = events.filter((e) => e.event === 'run.log').map((e) => (JSON.parse(e.data) as { data: { line: string } }).data.line);
+      expect(lines).toEqual([expect.stringMatching(/^\[wrs\] pulled 127\.0\.0\.1:\d+\/wrs\/e2e-pull-\w+:1 in \d+\.\d s$/), 'pulled']);
+    } finally {
+      removeLocalImage(image);
+      await registry.stop();
+    }
+  }, 90_000);
 
   // The engine pulls a missing image, so "not found" has to come from a registry: a real one on loopback.
   itNeeding(loopbackRegistryMissing())('an image its registry does not have fails the run as image_not_found', async () => {
