@@ -1,5 +1,6 @@
 import { advanceVersions, evolve, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
 import type { DataSource, EntityManager } from 'typeorm';
+import { STATE_VERSION_SQL } from './state-version-sql';
 
 export interface ProjectionResult {
   /** The run's state after this event, or null while its creation event has not arrived. */
@@ -177,7 +178,7 @@ interface StoredRow {
 
 async function rowsOf(tx: EntityManager, runIds: readonly string[]): Promise<Map<string, StoredRow>> {
   const rows: { id: string; version: string; state_version: string; body: RunState }[] = await tx.query(
-    'SELECT id, version, state_version, body FROM runs WHERE id = ANY($1::uuid[])',
+    `SELECT id, version, ${STATE_VERSION_SQL}, body FROM runs WHERE id = ANY($1::uuid[])`,
     [runIds],
   );
   return new Map(rows.map((row) => [row.id, { version: Number(row.version), stateVersion: Number(row.state_version), body: row.body }]));

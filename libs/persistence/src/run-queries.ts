@@ -1,5 +1,6 @@
 import { toRunView, type RunState, type RunView } from '@wrs/domain';
 import type { DataSource } from 'typeorm';
+import { STATE_VERSION_SQL } from './state-version-sql';
 import type { RunListFilter, RunPage } from './run-list';
 
 export class RunQueries {
@@ -9,7 +10,7 @@ export class RunQueries {
   async find(workspaceId: string, runId: string): Promise<RunView | null> {
     // A plain query: this is the hottest read of the service, and the ORM's per-call work dominates it.
     const rows: StoredRun[] = await this.db.query(
-      'SELECT body, version, state_version FROM runs WHERE id = $1 AND workspace_id = $2',
+      `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE id = $1 AND workspace_id = $2`,
       [runId, workspaceId],
     );
     const row = rows[0];
@@ -40,7 +41,7 @@ export class RunQueries {
       where.push(`body->>'idempotencyKey' = ${bind(filter.idempotencyKey)}`);
     }
     const rows: StoredRun[] = await this.db.query(
-      `SELECT body, version, state_version FROM runs WHERE ${where.join(' AND ')}
+      `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE ${where.join(' AND ')}
        ORDER BY created_at DESC, id DESC LIMIT ${bind(filter.limit + 1)}`,
       params,
     );
@@ -80,7 +81,7 @@ export class RunQueries {
    */
   async active(limit: number): Promise<RunView[]> {
     const rows: StoredRun[] = await this.db.query(
-      'SELECT body, version, state_version FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1',
+      `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1`,
       [limit],
     );
     return rows.map(viewOf);

@@ -22,9 +22,12 @@ export class RunEntity {
   @Column({ type: 'bigint', transformer: bigintAsNumber })
   version!: number;
 
-  /** The sequence of the last state-changing event folded in (not a log line): the run's ETag. */
-  @Column({ name: 'state_version', type: 'bigint', transformer: bigintAsNumber })
-  stateVersion!: number;
+  /**
+   * The sequence of the last state-changing event folded in (not a log line): the run's ETag. Null in
+   * a row a worker of the previous version wrote; read it with STATE_VERSION_SQL.
+   */
+  @Column({ name: 'state_version', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  stateVersion!: number | null;
 
   @Column({ type: 'jsonb' })
   body!: RunState;

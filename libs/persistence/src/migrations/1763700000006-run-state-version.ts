@@ -4,6 +4,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Each run row keeps the sequence of its last state-changing event (every event but `run.log`): the
  * run's `version` and ETag, so a log line does not make a client's `If-Match` stale. Existing rows
  * take it from their stored events, up to the version the row has folded.
+ *
+ * During a rolling upgrade a worker of the previous version still writes rows without it: its insert
+ * leaves it null, and the trigger nulls it when an update folds a state change without moving it.
+ * Readers take a null one from the stored events (`state-version-sql.ts`). The next version drops the
+ * trigger and makes the column NOT NULL.
  */
 export class RunStateVersion1763700000006 implements MigrationInterface {
   name = 'RunStateVersion1763700000006';
@@ -11,14 +16,28 @@ export class RunStateVersion1763700000006 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE runs ADD COLUMN state_version bigint NULL`);
     await q.query(
-      `UPDATE runs r SET state_version = COALESCE(
-         (SELECT max(e.seq) FROM run_events e WHERE e.run_id = r.id AND e.seq <= r.version AND e.type <> 'run.log'),
-         r.version)`,
+      `UPDATE runs SET state_version = COALESCE(
+         (SELECT max(e.seq) FROM run_events e WHERE e.run_id = runs.id AND e.seq <= runs.version AND e.type <> 'run.log'),
+         runs.version)`,
     );
-    await q.query(`ALTER TABLE runs ALTER COLUMN state_version SET NOT NULL`);
+    // Only a writer that does not know the column changes the state (the body but its log count) and
+    // the version while leaving state_version as it was: this version's projection moves it with every state change.
+    await q.query(
+      `CREATE FUNCTION runs_state_version_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF NEW.version IS DISTINCT FROM OLD.version AND NEW.state_version IS NOT DISTINCT FROM OLD.state_version
+            AND (NEW.body - 'logLines') IS DISTINCT FROM (OLD.body - 'logLines') THEN
+           NEW.state_version := NULL;
+         END IF;
+         RETURN NEW;
+       END $$`,
+    );
+    await q.query(`CREATE TRIGGER runs_state_version_guard BEFORE UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION runs_state_version_guard()`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TRIGGER runs_state_version_guard ON runs`);
+    await q.query(`DROP FUNCTION runs_state_version_guard()`);
     await q.query(`ALTER TABLE runs DROP COLUMN state_version`);
   }
 }
