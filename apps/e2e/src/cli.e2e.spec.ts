@@ -105,7 +105,7 @@ describe('the wrs CLI', () => {
     expect(got.stdout).toContain(`run ${id}`);
     const canceled = await wrs(['runs', 'cancel', id], env);
     expect(canceled.code).toBe(0);
-    // The state after the cancel, not the one the 202 carried from before it.
+    // The state after the cancel, as the 202 says it.
     expect(canceled.stdout).toMatch(new RegExp(`cancel accepted; run ${id} is (canceling|canceled)\n`));
     const followed = await wrs(['runs', 'events', id, '--follow'], env);
     expect(followed.code).toBe(3);

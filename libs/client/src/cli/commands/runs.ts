@@ -73,9 +73,9 @@ export async function getRunCommand(client: WrsClient, io: CliIo, runId: string,
 const AFTER_CANCEL: ReadonlySet<string> = new Set(['canceling', 'canceled', 'succeeded', 'failed']);
 
 /**
- * `wrs runs cancel`: asks for the cancel and shows the run after it. The 202 carries the run as it was
- * when the cancel was accepted (e.g. still `running`), so the run is read again until its state shows
- * the cancel (`canceling` or an end), for a few seconds at most: the read side may be a moment behind.
+ * `wrs runs cancel`: asks for the cancel and shows the run after it, as the 202 carries it (contract
+ * 0.3.1). A server of 0.3.0 answered with the run from before the cancel (e.g. still `running`): then
+ * the run is read again until its state shows the cancel (`canceling` or an end), for a few seconds at most.
  */
 export async function cancelRunCommand(client: WrsClient, io: CliIo, runId: string, json: boolean): Promise<ExitCode> {
   const accepted = await client.cancelRun(runId);
