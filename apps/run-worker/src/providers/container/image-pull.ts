@@ -25,11 +25,6 @@ export interface PullSummary {
   readonly ms: number;
 }
 
-interface Progress {
-  readonly error?: string;
-  readonly errorDetail?: { readonly message?: string };
-}
-
 /**
  * Makes `image` available to the engine as the policy says. Returns what the pull did, or null when
  * none was needed. Throws a ProviderError for a definite answer (the registry's, or our time bound),
@@ -61,10 +56,9 @@ async function pull(engine: Docker, image: string, timeoutMs: number): Promise<P
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const stream = await engine.pull(image, { abortSignal: controller.signal });
-    const events = await progressOf(stream, controller.signal);
-    const failed = events.find((e) => e.error !== undefined || e.errorDetail !== undefined);
-    if (failed) {
-      throw refusal(image, undefined, failed.errorDetail?.message ?? failed.error ?? 'unknown error');
+    const failure = await failureIn(stream, controller.signal);
+    if (failure !== null) {
+      throw refusal(image, undefined, failure);
     }
     return { image, ms: Date.now() - started };
   } catch (error) {
@@ -78,12 +72,16 @@ async function pull(engine: Docker, image: string, timeoutMs: number): Promise<P
   }
 }
 
-/** The progress lines (one JSON object each) until the engine ends the stream or the bound aborts it. */
-function progressOf(stream: NodeJS.ReadableStream, signal: AbortSignal): Promise<Progress[]> {
+/**
+ * Reads the pull's progress stream (one JSON object a line) to its end: the first failure it reports
+ * (Podman answers 200 and says what went wrong in the stream), or null. Rejects when the bound aborts
+ * it or the engine goes away mid-pull (no answer, so not a refusal).
+ */
+function failureIn(stream: NodeJS.ReadableStream, signal: AbortSignal): Promise<string | null> {
   return new Promise((resolve, reject) => {
-    const events: Progress[] = [];
+    let failure: string | null = null;
     let buffered = '';
-    const take = (lines: string[]) => lines.forEach((line) => events.push(...parsed(line)));
+    const take = (line: string) => (failure ??= failureOf(line));
     let done = false;
     // Listeners stay (an error after the abort must find one); only the first outcome counts.
     const settle = (error?: Error) => {
@@ -95,8 +93,8 @@ function progressOf(stream: NodeJS.ReadableStream, signal: AbortSignal): Promise
       if (error) {
         reject(error);
       } else {
-        take([buffered]);
-        resolve(events);
+        take(buffered);
+        resolve(failure);
       }
     };
     const onAbort = () => {
@@ -107,22 +105,22 @@ function progressOf(stream: NodeJS.ReadableStream, signal: AbortSignal): Promise
     stream.on('data', (chunk: Buffer) => {
       const lines = (buffered + chunk.toString('utf8')).split('\n');
       buffered = lines.pop() ?? '';
-      take(lines);
+      lines.forEach(take);
     });
     stream.on('error', (error: Error) => settle(error));
     stream.on('end', () => settle());
-    // Closed without an end: the engine went away mid-pull (no answer, so not a refusal).
     stream.on('close', () => settle(new Error('the container engine closed the pull stream before its end')));
   });
 }
 
-/** One progress line; a line that is not JSON is not progress (and not a failure either). */
-function parsed(line: string): Progress[] {
+/** The failure a progress line reports, or null (a line that is not JSON is neither progress nor failure). */
+function failureOf(line: string): string | null {
   try {
-    const value: unknown = JSON.parse(line);
-    return typeof value === 'object' && value !== null ? [value as Progress] : [];
+    const progress = JSON.parse(line) as { error?: unknown; errorDetail?: { message?: unknown } } | null;
+    const message = progress?.errorDetail?.message ?? progress?.error;
+    return message === undefined ? null : String(message);
   } catch {
-    return [];
+    return null;
   }
 }
 
