@@ -6,8 +6,9 @@ const ENGINE_CALL_MS = 10_000;
 
 /** The Docker Engine API (Docker, or Podman's compatible service) on its unix socket. */
 export function containerEngine(socketPath: string): Docker {
-  // v1.41 is what both Docker 20.10+ and Podman 4's compatible service speak.
-  return new Docker({ socketPath, version: 'v1.41' });
+  // No API version in the paths: the engine serves its own. Pinning one breaks on engines that retire it
+  // (Docker 29 refuses anything below 1.44; Podman 4.3 speaks 1.41).
+  return new Docker({ socketPath });
 }
 
 /** The HTTP status of the engine's answer, or undefined when there was none (socket error, abort). */
