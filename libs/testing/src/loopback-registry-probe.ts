@@ -21,7 +21,7 @@ server.on('clientError', (_e, socket) => socket.destroy());
 const finish = (why) => { if (why) process.stdout.write(why); process.exit(0); };
 const ask = (port) => {
   const name = encodeURIComponent('127.0.0.1:' + port + '/wrs-probe');
-  const req = http.request({ socketPath, method: 'POST', path: '/v1.41/images/create?fromImage=' + name + '&tag=1', timeout: 15000 }, (res) => {
+  const req = http.request({ socketPath, method: 'POST', path: '/images/create?fromImage=' + name + '&tag=1', timeout: 15000 }, (res) => {
     res.resume();
     res.on('end', () => finish(plain ? '' : 'the engine at ' + socketPath + ' does not call 127.0.0.1:' + port + ' an insecure (plain HTTP) registry'));
   });
