@@ -89,8 +89,9 @@ export class ContainerProvider implements RunProvider {
   }
 
   async cancel(run: RunView): Promise<void> {
-    // Best effort, as any answer is fine: gone, or not running (Docker 409, Podman 500) leaves nothing to stop.
-    await engineCall('kill the container', (o) => this.engine.getContainer(containerName(run)).kill(o), 'any');
+    // Stop and remove in one call (force kills first): the reconciler confirms the cancel by finding
+    // no container. Any answer is fine here; the observe that follows is what says it is gone.
+    await engineCall('remove the container', (o) => this.engine.getContainer(containerName(run)).remove({ force: true, ...o }), 'any');
   }
 
   async release(run: RunView): Promise<void> {

@@ -101,12 +101,12 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     await provider.release(run);
   });
 
-  it('cancel deletes the Job with a propagation policy, so its pod goes too', async () => {
+  it('cancel deletes the Job in the foreground (it goes only after its pod), so its absence confirms the stop', async () => {
     const run = runOf({}, { FAKE_KUBELET_RUN_MS: '600000' });
     await provider.submit(run, PLACEMENT, credential);
     await observeUntil(run, 'running');
     await provider.cancel(run);
-    expect(fake.deletions).toContainEqual({ name: `wrs-${run.runId}`, propagationPolicy: 'Background' });
+    expect(fake.deletions).toContainEqual({ name: `wrs-${run.runId}`, propagationPolicy: 'Foreground' });
     expect(fake.jobs().some((j) => j.metadata?.name === `wrs-${run.runId}`)).toBe(false);
     expect(await provider.observe(run)).toMatchObject({ phase: 'lost' });
     await provider.cancel(run); // Cancelling again (404) is not an error.

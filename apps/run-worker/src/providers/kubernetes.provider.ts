@@ -109,12 +109,14 @@ export class KubernetesProvider implements RunProvider {
   }
 
   async cancel(run: RunView): Promise<void> {
-    await this.deleteJob(run);
+    // Foreground: the Job stays (being deleted) until its pods are gone, so an observe that finds no
+    // Job confirms the workload stopped, not only that its Job went.
+    await this.deleteJob(run, 'Foreground');
   }
 
   async release(run: RunView): Promise<void> {
     // The Job's ttlSecondsAfterFinished removes it too if this never happens (the worker died first).
-    await this.deleteJob(run);
+    await this.deleteJob(run, 'Background');
   }
 
   async listHeld(): Promise<HeldWorkload[]> {
@@ -152,7 +154,7 @@ export class KubernetesProvider implements RunProvider {
     }
   }
 
-  private async deleteJob(run: RunView): Promise<void> {
+  private async deleteJob(run: RunView, propagationPolicy: 'Foreground' | 'Background'): Promise<void> {
     const apis = await this.apisFor(run).catch((error: unknown) => {
       if (error instanceof ProviderError && error.code === 'provider_credential_missing') {
         // The workspace removed its credential: nothing can reach its cluster any more. The Job still
@@ -166,8 +168,7 @@ export class KubernetesProvider implements RunProvider {
       return;
     }
     try {
-      // Background: the Job goes at once and the cluster removes its pod (stopping the workload).
-      await this.call('delete the Job', apis.batch.deleteNamespacedJob({ name: jobName(run), namespace: apis.namespace, propagationPolicy: 'Background' }));
+      await this.call('delete the Job', apis.batch.deleteNamespacedJob({ name: jobName(run), namespace: apis.namespace, propagationPolicy }));
     } catch (error) {
       if (statusOf(error) !== 404) {
         throw error;

@@ -54,6 +54,10 @@ export interface RunProvider {
   observe(run: RunView): Promise<Observation>;
   /** Log lines from `fromIndex` on (numbered from 0 over stdout and stderr together). */
   logs(run: RunView, fromIndex: number): Promise<LogLine[]>;
+  /**
+   * Stops and removes the run's workload (one never started or already gone is not an error). The
+   * reconciler then observes: a cancel counts as done only once the provider reports the workload lost.
+   */
   cancel(run: RunView): Promise<void>;
   /**
    * Checks the provider's one global endpoint (e.g. the container engine); throws when it is not

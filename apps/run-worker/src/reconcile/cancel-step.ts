@@ -20,7 +20,6 @@ export async function cancel(context: StepContext, run: RunView): Promise<void> 
       throw new Error(`the provider ${run.placement.provider} is not available to this worker`);
     }
     await provider.cancel(run);
-    await provider.release?.(run);
     context.failpoint('worker.after-provider-cancel');
     const seen = await provider.observe(run);
     if (seen.phase === 'lost') {
