@@ -37,7 +37,9 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.
     synchronize: false,
-    extra: { max: options.poolSize ?? 10, options: `-c search_path=${options.schema}` },
+    // synchronous_commit=on whatever the server's default: the projection acknowledges an event to
+    // JetStream after its commit, so a commit lost to a power failure would never be delivered again.
+    extra: { max: options.poolSize ?? 10, options: `-c search_path=${options.schema} -c synchronous_commit=on` },
   });
 }
 
