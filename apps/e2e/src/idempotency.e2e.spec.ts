@@ -144,6 +144,22 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
     });
   });
 
+  it('If-Match on cancel ignores log lines: a simulated run printing every 100 ms is cancelled with the ETag of a GET 2 s old', async () => {
+    const created = await create(randomUUID(), body('busybox', { SIM_DURATION_MS: '120000', SIM_LOG_LINES: '1000' }));
+    const id = (created.body as RunBody).id;
+    const read = await eventually(async () => {
+      const r = await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token: tokens.a });
+      return (r.body as RunBody).state === 'running' ? r : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 2000));
+    const later = await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token: tokens.a });
+    expect((later.body as { logLines: number }).logLines).toBeGreaterThan((read.body as { logLines: number }).logLines);
+    expect(later.headers.get('etag')).toBe(read.headers.get('etag'));
+    const res = await f.client.call('POST /runs/{runId}:cancel', `/runs/${id}:cancel`, { token: tokens.a, headers: { 'if-match': read.headers.get('etag')! } });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ id, state: 'canceling' });
+  });
+
   it('keeps exactly one run per key without Redis at all (Redis unreachable)', async () => {
     const noRedis = await startStack(['ws-a'], { REDIS_URL: 'redis://127.0.0.1:1' });
     try {
