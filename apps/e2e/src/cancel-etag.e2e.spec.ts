@@ -73,8 +73,14 @@ describeNeeding(containerEngineMissing())('cancel with If-Match as a person uses
   }, 120_000);
 
   it('a cancel with an ETag from before a state change (the run finished) is 409 version_conflict naming the current version', async () => {
-    const id = await create('echo started; sleep 4; echo done');
+    const id = await create('echo started; sleep 1; echo more; sleep 3; echo done');
     const etag = (await runningWithLogs(id)).headers.get('etag')!;
+    // Its next line leaves the ETag as it was; its end does not.
+    const printed = await eventually(async () => {
+      const res = await get(id);
+      return (res.body as Run).logLines >= 2 && !(res.body as Run).terminal ? res : undefined;
+    }, 10_000, 'the second line');
+    expect(printed.headers.get('etag')).toBe(etag);
     const finished = await terminalRun(f, id, token);
     expect(finished).toMatchObject({ state: 'succeeded' });
     const res = await cancel(id, etag);
