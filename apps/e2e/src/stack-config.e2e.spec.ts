@@ -12,12 +12,9 @@ import { npmStart, type NpmStart } from './npm-start-fixture';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-/** The variables the Configuration table documents: every backticked name in its first column. */
+/** The variables docs/configuration.md documents: every backticked name in the first column of its tables. */
 function documentedVariables(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Configuration');
-  const end = readme.indexOf('\n## ', start + 1);
-  const table = readme.slice(start, end === -1 ? undefined : end);
+  const table = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
   const rows = table.split('\n').filter((line) => line.startsWith('| `'));
   return [...new Set(rows.flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)))];
 }

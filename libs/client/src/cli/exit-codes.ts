@@ -1,4 +1,4 @@
-/** What `wrs` exits with, so scripts can branch without parsing output. Documented in README (Client and CLI). */
+/** What `wrs` exits with, so scripts can branch without parsing output. Documented in docs/client.md. */
 export const EXIT = {
   /** The command worked; for a followed run: it succeeded. */
   ok: 0,
