@@ -209,6 +209,11 @@ describe('observability: metrics, logs, traces and health of the running stack',
       body: { workload: { image: 'busybox', env: { SIM_DURATION_MS: '600000' } }, provider: 'auto', region: 'auto' },
     });
     const longId = (long.body as { id: string }).id;
+    // Canceled once running, so the api's decision is run.cancel_requested (a queued run is canceled at once).
+    await eventually(async () => {
+      const read = await f.client.call('GET /runs/{runId}', `/runs/${longId}`, { token });
+      return (read.body as { state: string }).state === 'running' ? true : undefined;
+    }, 30_000, 'the long run running');
     const cancelRequestId = `trail-cancel-${randomUUID()}`;
     const canceled = await f.client.call('POST /runs/{runId}:cancel', `/runs/${longId}:cancel`, { token, headers: { 'x-request-id': cancelRequestId } });
     expect(canceled.status).toBe(202);

@@ -137,7 +137,8 @@ export class Reconciler {
     await this.execute(run, {
       type: 'FailRun',
       failure: {
-        code: run.state === 'queued' ? 'provider_error' : 'provider_lost',
+        // A run its provider never showed running failed for the provider's error; a running one lost its workload.
+        code: run.state === 'running' ? 'provider_lost' : 'provider_error',
         message: `the provider has not answered for ${Math.round(silentMs / 1000)} s (${error instanceof Error ? error.message : String(error)})`,
       },
       now: this.clock().toISOString(),

@@ -43,7 +43,13 @@ class ScriptedProvider implements RunProvider {
     this.held.add(run.runId);
   }
 
+  /** A provider that stopped answering: every observe fails. */
+  silent = false;
+
   observe(run: RunView): Promise<Observation> {
+    if (this.silent) {
+      return Promise.reject(new Error('connect ECONNREFUSED'));
+    }
     return Promise.resolve(this.held.has(run.runId) ? { phase: 'running' } : { phase: 'lost', reason: 'not here' });
   }
 
@@ -109,6 +115,7 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     first.submits = [];
     second.submits = [];
     first.stubborn = false;
+    first.silent = false;
     errors.length = 0;
   });
 
@@ -200,6 +207,19 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     now += UNRESPONSIVE_MS + 1;
     expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.failed']);
     expect((await viewOf(runId)).failure?.code).toBe('provider_lost');
+  });
+
+  it('a run its provider never answers for fails provider_error after the bound, not provider_lost', async () => {
+    const runId = await createdRun();
+    first.submits = [new Error('socket hang up')];
+    first.silent = true;
+    await driveUntil(runId, 2);
+    await until(() => errors.length > 0);
+    reconciler.poke(await viewOf(runId)); // the observe fails too: the provider has been silent since the submit
+    await until(() => errors.length > 1);
+    now += UNRESPONSIVE_MS + 1;
+    expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.failed']);
+    expect((await viewOf(runId)).failure).toMatchObject({ code: 'provider_error', message: expect.stringContaining('has not answered') });
   });
 
   it('a cancel is recorded done only once the provider no longer has the workload', async () => {
