@@ -25,6 +25,8 @@ export interface ReconcilerOptions {
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private readonly inHand = new Set<string>();
+  /** Drives in flight, so that stop() lets them finish. */
+  private readonly drives = new Set<Promise<void>>();
   /** Since when each run's provider has been failing to answer (in memory: a restart starts over). */
   private readonly failingSince = new Map<string, number>();
   private sweeping: Promise<void> | undefined;
@@ -84,6 +86,7 @@ export class Reconciler {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
+    await Promise.allSettled([...this.drives]);
   }
 
   /** Drive one run now (after its projection changed) instead of waiting for the next sweep. */
@@ -94,9 +97,16 @@ export class Reconciler {
     }
   }
 
+  /**
+   * Drives every unfinished run. A slow drive (an image pull may take minutes) keeps its own run in
+   * hand, not the sweep: after one interval the next sweep goes on with the others and skips it.
+   */
   async sweep(): Promise<void> {
     const runs = await this.queries.active(this.options.batchSize).catch(() => []);
-    await Promise.all(runs.map((run) => this.driveOnce(run)));
+    let timer: NodeJS.Timeout | undefined;
+    const interval = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.intervalMs)));
+    await Promise.race([Promise.all(runs.map((run) => this.driveOnce(run))), interval]);
+    clearTimeout(timer);
   }
 
   private saw(runId: string, version: number, terminal: boolean): void {
@@ -110,10 +120,16 @@ export class Reconciler {
     this.newest.set(runId, Math.max(version, this.newest.get(runId) ?? 0));
   }
 
-  private async driveOnce(run: RunView): Promise<void> {
+  private driveOnce(run: RunView): Promise<void> {
     if (this.inHand.has(run.runId) || run.version < (this.newest.get(run.runId) ?? 0)) {
-      return;
+      return Promise.resolve();
     }
+    const drive = this.driveHeld(run).finally(() => this.drives.delete(drive));
+    this.drives.add(drive);
+    return drive;
+  }
+
+  private async driveHeld(run: RunView): Promise<void> {
     this.inHand.add(run.runId);
     try {
       await this.drive(run);

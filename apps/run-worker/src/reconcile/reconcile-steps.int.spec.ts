@@ -3,7 +3,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { fold, toRunView, type ProviderOffer, type RunEvent, type RunView } from '@wrs/domain';
 import { connectNats, ensureStreams, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
-import { migrate, openDatabase, ProviderCredentials, RunQueries } from '@wrs/persistence';
+import { migrate, openDatabase, ProviderCredentials, RunProjection, RunQueries } from '@wrs/persistence';
 import { eventually, isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { CredentialVault } from '../credential-vault';
@@ -11,7 +11,7 @@ import { ProviderError, type LogLine, type Observation, type RunProvider } from 
 import { ProviderRegistry } from '../providers/provider-registry';
 import { Reconciler } from '../reconciler';
 
-type SubmitOutcome = 'take' | ProviderError | Error;
+type SubmitOutcome = 'take' | 'hang' | ProviderError | Error;
 
 function until(condition: () => boolean): Promise<true> {
   return eventually(() => Promise.resolve(condition() ? true : undefined));
@@ -37,11 +37,16 @@ class ScriptedProvider implements RunProvider {
   async submit(run: RunView): Promise<void> {
     this.streamAtSubmit.push(await this.typesOf(run.runId));
     const outcome = this.submits.shift() ?? 'take';
-    if (outcome !== 'take') {
+    if (outcome === 'hang') {
+      await new Promise<void>((resolve) => (this.release = resolve)); // a pull that takes minutes
+    } else if (outcome !== 'take') {
       throw outcome;
     }
     this.held.add(run.runId);
   }
+
+  /** Ends a submit that hangs. */
+  release: () => void = () => undefined;
 
   /** A provider that stopped answering: every observe fails. */
   silent = false;
@@ -220,6 +225,33 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     now += UNRESPONSIVE_MS + 1;
     expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.failed']);
     expect((await viewOf(runId)).failure).toMatchObject({ code: 'provider_error', message: expect.stringContaining('has not answered') });
+  });
+
+  it('a sweep goes on after one interval while a drive hangs: a slow submit holds only its own run', async () => {
+    const runId = await createdRun();
+    const { events } = await store.read('ws', runId);
+    const projection = new RunProjection(db);
+    for (const { seq, event } of events) {
+      await projection.project(runId, seq, event);
+    }
+    const sweeper = new Reconciler(
+      new RunQueries(db),
+      handler,
+      new ProviderRegistry([first, second]),
+      offers,
+      new CredentialVault(new ProviderCredentials(db), new Map()),
+      { intervalMs: 200, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
+      () => new Date(now),
+    );
+    first.submits = ['hang'];
+    const submitsBefore = first.streamAtSubmit.length;
+    const swept = sweeper.sweep();
+    await until(() => first.streamAtSubmit.length > submitsBefore);
+    await expect(swept).resolves.toBeUndefined();
+    expect(first.held.has(runId)).toBe(false); // still submitting
+    first.release();
+    await until(() => first.held.has(runId));
+    await sweeper.stop();
   });
 
   it('a cancel is recorded done only once the provider no longer has the workload', async () => {
