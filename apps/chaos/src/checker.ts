@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { fold, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
+import { fold, foldSequenced, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
 import { consumeOrdered, decodeRunEvent, parseRunEventsSubject, PREVIOUS_EVENT_HEADER, StreamNames } from '@wrs/messaging';
 import { differences } from './differences';
 import type { FollowerRecord, LogicalCreate } from './workload';
@@ -22,7 +22,7 @@ export interface StoredRun {
 
 export interface Observed {
   readonly runs: Map<string, StoredRun>;
-  readonly rows: Map<string, { state: string; version: number; body: RunState }>;
+  readonly rows: Map<string, { state: string; version: number; stateVersion: number | null; body: RunState }>;
   /** The sequences the projection stored per run (run_events), to tell a lost event from a bad fold. */
   readonly storedSeqs: Map<string, number[]>;
   /** Events the projection has not acknowledged yet (pending plus unacknowledged): 0 once caught up. */
@@ -68,12 +68,15 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
   }
   const pg = new Client({ connectionString: databaseUrl });
   await pg.connect();
-  const rows = new Map<string, { state: string; version: number; body: RunState }>();
+  const rows = new Map<string, { state: string; version: number; stateVersion: number | null; body: RunState }>();
   const storedSeqs = new Map<string, number[]>();
   try {
-    const result = await pg.query<{ id: string; state: string; version: string; body: RunState }>(`SELECT id, state, version, body FROM "${schema}".runs`);
+    const result = await pg.query<{ id: string; state: string; version: string; state_version: string | null; body: RunState }>(
+      `SELECT id, state, version, state_version, body FROM "${schema}".runs`,
+    );
     for (const row of result.rows) {
-      rows.set(row.id, { state: row.state, version: Number(row.version), body: row.body });
+      const stateVersion = row.state_version === null ? null : Number(row.state_version);
+      rows.set(row.id, { state: row.state, version: Number(row.version), stateVersion, body: row.body });
     }
     const events = await pg.query<{ run_id: string; seq: string }>(`SELECT run_id, seq FROM "${schema}".run_events ORDER BY run_id, seq`);
     for (const e of events.rows) {
@@ -195,20 +198,21 @@ export function check(creates: readonly LogicalCreate[], followers: readonly Fol
   }
   verdict('every follower saw a gap-free, duplicate-free, ordered sequence to the end', followers.length, followViolations);
 
-  // 6. The Postgres row of every run is the fold of its events from JetStream, at its last sequence.
+  // 6. The Postgres row of every run is the fold of its events from JetStream, at its last sequence
+  // and with its last state change (the run's ETag).
   const foldViolations: string[] = [];
   for (const run of observed.runs.values()) {
     const row = observed.rows.get(run.runId);
     const state = fold(run.events.map((e) => e.event));
-    const version = run.events[run.events.length - 1]?.seq ?? 0;
+    const { version, stateVersion } = foldSequenced(run.events);
     if (!row) {
       foldViolations.push(`${run.runId}: no row`);
       continue;
     }
-    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(state)), row.body) || row.version !== version) {
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(state)), row.body) || row.version !== version || row.stateVersion !== stateVersion) {
       const differing = differences(row.body, JSON.parse(JSON.stringify(state)) as unknown).join('; ');
       foldViolations.push(
-        `${run.runId}: row ${row.state}@${row.version}, fold ${state?.state}@${version}${differing ? ` (row vs fold: ${differing})` : ''};` +
+        `${run.runId}: row ${row.state}@${row.version}/${row.stateVersion}, fold ${state?.state}@${version}/${stateVersion}${differing ? ` (row vs fold: ${differing})` : ''};` +
           ` JetStream holds [${run.events.map((e) => `${e.seq} ${e.event.type}`).join(', ')}], run_events [${(observed.storedSeqs.get(run.runId) ?? []).join(',')}]`,
       );
     }

@@ -1,5 +1,5 @@
 import type { RunEvent, RunState } from '@wrs/domain';
-import { fold } from '@wrs/domain';
+import { fold, foldSequenced } from '@wrs/domain';
 import { check, type Observed, type StoredRun } from './checker';
 import type { FollowerRecord, LogicalCreate } from './workload';
 
@@ -30,7 +30,8 @@ function world(runs: StoredRun[]): Observed {
     rows: new Map(
       runs.map((r) => {
         const state = fold(r.events.map((e) => e.event)) as RunState;
-        return [r.runId, { state: state.state, version: r.events[r.events.length - 1]!.seq, body: JSON.parse(JSON.stringify(state)) as RunState }];
+        const { version, stateVersion } = foldSequenced(r.events);
+        return [r.runId, { state: state.state, version, stateVersion, body: JSON.parse(JSON.stringify(state)) as RunState }];
       }),
     ),
     storedSeqs: new Map(runs.map((r) => [r.runId, r.events.map((e) => e.seq)])),
@@ -71,6 +72,9 @@ describe('the chaos checker', () => {
     const observed = world([a]);
     observed.rows.set('a', { ...observed.rows.get('a')!, version: 3 });
     expect(failed(check([create('k1', ['a'])], [], observed))).toEqual(['the Postgres row of every run equals the fold of its events']);
+    const staleEtag = world([a]);
+    staleEtag.rows.set('a', { ...staleEtag.rows.get('a')!, stateVersion: 1 });
+    expect(failed(check([create('k1', ['a'])], [], staleEtag))).toEqual(['the Postgres row of every run equals the fold of its events']);
     const unfinished: StoredRun = { ...a, events: a.events.slice(0, 2) };
     expect(failed(check([create('k1', ['a'])], [], world([unfinished])))).toContain(
       'every run reached a terminal state within the bound after the faults stopped',
