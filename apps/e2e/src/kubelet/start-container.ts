@@ -76,7 +76,10 @@ export async function startContainer(workload: Workload, data: ObjectData, subs:
       if (port === undefined) {
         throw new Error(`${workload.name}: the readiness probe's port ${probe.port} is not a container port`);
       }
-      await Promise.race([exited.then(() => Promise.reject(new Error(`${workload.name} exited 0 before it was ready`))), pollReady(`http://127.0.0.1:${port}${probe.path}`, timeoutMs)]);
+      // Polling ends with the process too, so nothing outlives a start that failed.
+      let gone = false;
+      const ended = exited.then(() => Promise.reject(new Error(`${workload.name} exited 0 before it was ready`))).finally(() => (gone = true));
+      await Promise.race([ended, pollReady(`http://127.0.0.1:${port}${probe.path}`, timeoutMs, () => gone)]);
     },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
@@ -88,10 +91,10 @@ export async function startContainer(workload: Workload, data: ObjectData, subs:
   };
 }
 
-async function pollReady(url: string, timeoutMs: number): Promise<void> {
+async function pollReady(url: string, timeoutMs: number, gone: () => boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !gone()) {
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
       if (response.ok) {
