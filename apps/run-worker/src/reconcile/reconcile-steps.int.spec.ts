@@ -38,7 +38,7 @@ class ScriptedProvider implements RunProvider {
     this.streamAtSubmit.push(await this.typesOf(run.runId));
     const outcome = this.submits.shift() ?? 'take';
     if (outcome === 'hang') {
-      await new Promise<void>((resolve) => (this.release = resolve)); // a pull that takes minutes
+      await new Promise<void>((resolve) => (this.endHang = resolve)); // a pull that takes minutes
     } else if (outcome !== 'take') {
       throw outcome;
     }
@@ -46,7 +46,7 @@ class ScriptedProvider implements RunProvider {
   }
 
   /** Ends a submit that hangs. */
-  release: () => void = () => undefined;
+  endHang: () => void = () => undefined;
 
   /** A provider that stopped answering: every observe fails. */
   silent = false;
@@ -249,7 +249,7 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     await until(() => first.streamAtSubmit.length > submitsBefore);
     await expect(swept).resolves.toBeUndefined();
     expect(first.held.has(runId)).toBe(false); // still submitting
-    first.release();
+    first.endHang();
     await until(() => first.held.has(runId));
     await sweeper.stop();
   });
