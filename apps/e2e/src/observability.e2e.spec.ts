@@ -217,11 +217,11 @@ describe('observability: metrics, logs, traces and health of the running stack',
     const cancelRequestId = `trail-cancel-${randomUUID()}`;
     const canceled = await f.client.call('POST /runs/{runId}:cancel', `/runs/${longId}:cancel`, { token, headers: { 'x-request-id': cancelRequestId } });
     expect(canceled.status).toBe(202);
+    // The event the cancel decided: the run's end if it was not dispatched yet, else the request to stop it.
+    const decided = (canceled.body as { state: string }).state === 'canceled' ? 'run.canceled' : 'run.cancel_requested';
     await followToTheEnd(longId);
     const cancelLine = await eventually(() =>
-      Promise.resolve(
-        logLines().find((l) => l.service === 'stream-relay' && l.msg === 'event sent' && l['runId'] === longId && l['type'] === 'run.cancel_requested'),
-      ),
+      Promise.resolve(logLines().find((l) => l.service === 'stream-relay' && l.msg === 'event sent' && l['runId'] === longId && l['type'] === decided)),
     );
     expect(cancelLine).toMatchObject({ requestId: cancelRequestId, workspaceId: 'ws-obs' });
     expect(cancelLine['traceId']).toMatch(TRACE_ID);
