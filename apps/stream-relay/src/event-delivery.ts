@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
-import { REQUEST_ID_HEADER, type FeedEvent } from '@wrs/messaging';
+import { REQUEST_ID_HEADER } from '@wrs/messaging';
 import { addLogContext, extractTraceContext, inSpan, SpanKind, sseEventsSent } from '@wrs/observability';
+import type { FeedEvent } from './feed/feed-event';
 
 const logger = new Logger('sse');
 

@@ -1,9 +1,11 @@
 import type { RelayEnv } from '@wrs/config';
 import { connectHttpService, type HttpServiceConnections } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits } from '@wrs/limits';
-import { RateLimiter, RunEventFeed, StreamLeases } from '@wrs/messaging';
+import { RateLimiter } from '@wrs/messaging';
 import { RunQueries, Workspaces } from '@wrs/persistence';
 import { CredentialWatch } from './credential-watch';
+import { RunEventFeed } from './feed/run-event-feed';
+import { StreamLeases } from './feed/stream-leases';
 import type { RelayModuleOptions } from './relay.module';
 
 export interface RelayDependencies {

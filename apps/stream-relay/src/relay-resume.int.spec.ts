@@ -8,7 +8,7 @@ import { loadConfig, RelayEnv } from '@wrs/config';
 import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import type { RunEvent } from '@wrs/domain';
-import { connectNats, ensureStreams, RunEventFeed, RunEventStore, StreamNames } from '@wrs/messaging';
+import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import {
   apiFetch,
   contractValidator,
@@ -22,6 +22,7 @@ import {
   type IsolatedEnvironment,
   type SseResult,
 } from '@wrs/testing';
+import { RunEventFeed } from './feed/run-event-feed';
 import { createRelayApp } from './relay-app';
 import { connectRelayDependencies, type RelayDependencies } from './relay-dependencies';
 

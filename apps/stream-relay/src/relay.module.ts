@@ -2,9 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AUTH_FAILURE_HOOK, AUTHENTICATOR, AuthGuard, type Authenticator } from '@wrs/auth';
 import { authFailureThrottle, EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
-import { RateLimiter, RunEventFeed, StreamLeases } from '@wrs/messaging';
+import { RateLimiter } from '@wrs/messaging';
 import { RunQueries } from '@wrs/persistence';
 import { CredentialWatch } from './credential-watch';
+import { RunEventFeed } from './feed/run-event-feed';
+import { StreamLeases } from './feed/stream-leases';
 import { RELAY_OPTIONS, RunEventsController, type RelayOptions } from './run-events.controller';
 
 export interface RelayModuleOptions {

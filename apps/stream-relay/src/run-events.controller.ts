@@ -1,7 +1,6 @@
 import { Controller, Get, Inject, Param, Query, Req, Res, type BeforeApplicationShutdown } from '@nestjs/common';
 import { authOf, type Principal } from '@wrs/auth';
 import { isTerminalEventType, isUuid, toRunResource, type RunView } from '@wrs/domain';
-import { knownSuffices, RunEventFeed, StreamLeases, type FeedEvent, type StreamLease, type Subscription } from '@wrs/messaging';
 import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { rateLimitRejections, sseEventsSent, sseOpenStreams } from '@wrs/observability';
@@ -9,6 +8,10 @@ import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CredentialWatch, type CredentialEndReason } from './credential-watch';
 import { deliverObserved } from './event-delivery';
+import { knownSuffices } from './feed/catch-up';
+import type { FeedEvent, Subscription } from './feed/feed-event';
+import { RunEventFeed } from './feed/run-event-feed';
+import { StreamLeases, type StreamLease } from './feed/stream-leases';
 import { parseLastEventId } from './last-event-id';
 import { SseWriter } from './sse-writer';
 

@@ -8,10 +8,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { RunEvent } from '@wrs/domain';
 import { describeNeeding, executableMissing, TcpProxy } from '@wrs/testing';
-import { StreamNames } from './names';
-import { RunEventFeed, type FeedEvent } from './run-event-feed';
-import { RunEventStore } from './run-event-store';
-import { ensureStreams } from './streams';
+import { ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
+import type { FeedEvent } from './feed-event';
+import { RunEventFeed } from './run-event-feed';
 
 const NATS_SERVER = '/usr/sbin/nats-server';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

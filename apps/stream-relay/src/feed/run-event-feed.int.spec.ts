@@ -3,11 +3,9 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
-import { connectNats } from './nats-connection';
-import { StreamNames } from './names';
-import { RunEventFeed, type Subscription } from './run-event-feed';
-import { RunEventStore } from './run-event-store';
-import { ensureStreams } from './streams';
+import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
+import type { Subscription } from './feed-event';
+import { RunEventFeed } from './run-event-feed';
 
 const log = (index: number): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line: `line ${index}`, at: new Date().toISOString() } });
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

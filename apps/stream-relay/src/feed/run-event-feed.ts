@@ -1,30 +1,13 @@
-import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import type { StreamNames } from './names';
-import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
-import { decodeRunEvent, previousOf, type RunEventEnvelope } from './run-event-codec';
-import { consumeOrdered } from './ordered-read';
+import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { consumeOrdered, decodeRunEvent, previousOf, type StreamNames } from '@wrs/messaging';
 import { catchUp, type CatchUp } from './catch-up';
-import { EventFirehose, FollowerQueue } from './event-firehose';
-
-export interface FeedEvent {
-  readonly seq: number;
-  /** The sequence of the run's previous event, when the message says (all events appended here do). */
-  readonly previous: number | null;
-  readonly envelope: RunEventEnvelope;
-  /** The stored JSON, sent as it is. */
-  readonly json: string;
-  /** The message's headers: the trace context and request id of what decided the event. */
-  readonly headers?: MsgHdrs | undefined;
-}
-
-export interface Subscription extends AsyncIterable<FeedEvent> {
-  close(): Promise<void>;
-}
+import { FollowerQueue } from './event-firehose';
+import { feedEventOf, type FeedEvent, type Subscription } from './feed-event';
+import { LiveFirehose } from './live-firehose';
 
 /** How many live events a follower may have waiting before it is ended (its client resumes). */
 const MAX_QUEUED_PER_FOLLOWER = 10_000;
-/** What the firehose remembers of recent runs: their latest events, decoded (about 1-2 KiB each: 40 MiB at most). */
-const REMEMBERED = { perRun: 32, total: 20_000 };
 
 /**
  * Reads a run's events for the stream-relay. Every follower on one relay is fed by one live ordered
@@ -35,9 +18,7 @@ const REMEMBERED = { perRun: 32, total: 20_000 };
  */
 export class RunEventFeed {
   private readonly open = new Set<Subscription>();
-  private firehose: Promise<EventFirehose<FeedEvent>> | undefined;
-  /** The firehose once open, for the synchronous `followedRuns`. */
-  private openFirehose: EventFirehose<FeedEvent> | null = null;
+  private readonly firehose: LiveFirehose;
 
   /**
    * With the connection, every open subscription ends when it reconnects: an ordered consumer that
@@ -52,6 +33,7 @@ export class RunEventFeed {
     connection?: NatsConnection,
     private readonly maxQueuedPerFollower = MAX_QUEUED_PER_FOLLOWER,
   ) {
+    this.firehose = new LiveFirehose(js, jsm, names);
     if (connection) {
       void this.endStreamsOnReconnect(connection);
     }
@@ -61,14 +43,14 @@ export class RunEventFeed {
     for await (const status of connection.status()) {
       if (status.type === 'reconnect') {
         await Promise.all([...this.open].map((subscription) => subscription.close()));
-        await (await this.firehose?.catch(() => null))?.close();
+        await this.firehose.close();
       }
     }
   }
 
   /** How many runs have followers on this relay (all fed by one consumer): for tests and metrics. */
   get followedRuns(): number {
-    return this.openFirehose === null ? 0 : this.openFirehose.followedRuns;
+    return this.firehose.followedRuns;
   }
 
   async last(workspaceId: string, runId: string): Promise<FeedEvent | null> {
@@ -85,7 +67,7 @@ export class RunEventFeed {
    * what `last()` reads, without a request. An event newer than it reaches followers through the firehose.
    */
   async known(workspaceId: string, runId: string): Promise<FeedEvent | undefined> {
-    return (await this.liveFirehose()).known(this.names.runEvents(workspaceId, runId));
+    return (await this.firehose.get()).known(this.names.runEvents(workspaceId, runId));
   }
 
   /**
@@ -94,7 +76,7 @@ export class RunEventFeed {
    * remembers, a follower of a run active since the relay started usually reads nothing itself.
    */
   async follow(workspaceId: string, runId: string, afterSeq: number, last: FeedEvent | null = null): Promise<Subscription> {
-    const firehose = await this.liveFirehose();
+    const firehose = await this.firehose.get();
     const subject = this.names.runEvents(workspaceId, runId);
     const queue = new FollowerQueue<FeedEvent>(this.maxQueuedPerFollower);
     // Attached in one synchronous step: every event after `joinedAt` reaches the queue.
@@ -162,47 +144,7 @@ export class RunEventFeed {
   /** Ends every stream and the firehose (the relay's shutdown). */
   async close(): Promise<void> {
     await Promise.all([...this.open].map((subscription) => subscription.close()));
-    await (await this.firehose?.catch(() => null))?.close();
-  }
-
-  /** The relay's firehose, opened on first use and again after it ended (a failure, a reconnect). */
-  private async liveFirehose(): Promise<EventFirehose<FeedEvent>> {
-    for (;;) {
-      const pending = (this.firehose ??= this.openNewFirehose());
-      try {
-        const firehose = await pending;
-        if (!firehose.isClosed) {
-          return firehose;
-        }
-      } catch (error) {
-        if (this.firehose === pending) {
-          this.firehose = undefined;
-        }
-        throw error;
-      }
-      if (this.firehose === pending) {
-        this.firehose = undefined;
-      }
-    }
-  }
-
-  private async openNewFirehose(): Promise<EventFirehose<FeedEvent>> {
-    // From the stream's last sequence on: every event after it reaches the firehose.
-    const position = (await this.jsm.streams.info(this.names.eventsStream)).state.last_seq;
-    const messages = await consumeOrdered(
-      this.js,
-      this.jsm,
-      this.names.eventsStream,
-      { filter_subjects: this.names.allRunEvents(), deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: position + 1 },
-      { max_messages: 1024 },
-    );
-    const firehose = new EventFirehose<FeedEvent>(messages, position, feedEventOf, () => {
-      if (this.openFirehose === firehose) {
-        this.openFirehose = null;
-      }
-    }, REMEMBERED);
-    this.openFirehose = firehose;
-    return firehose;
+    await this.firehose.close();
   }
 
   /** An ordered consumer of one run's events from `afterSeq + 1`: what a follower behind the firehose reads. */
@@ -215,8 +157,4 @@ export class RunEventFeed {
       { max_messages: 256 },
     );
   }
-}
-
-function feedEventOf(m: JsMsg): FeedEvent {
-  return { seq: m.seq, previous: previousOf(m.headers), envelope: decodeRunEvent(m.data).envelope, json: m.string(), headers: m.headers };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { LuaScript } from './lua-script';
+import { LuaScript } from '@wrs/messaging';
 
 /**
  * Open event streams per workspace, counted across every relay replica: each stream holds a lease
