@@ -30,6 +30,18 @@ describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
 
   const name = fc.oneof(fc.constantFrom('auto', 'simulator', 'local-1', 'a', 'Upper', '-x', '', 'a'.repeat(64)), fc.string());
   const envKey = fc.oneof(fc.constantFrom('A', '_x', 'SIM_EXIT_CODE', '1BAD', 'has space', ''), fc.string({ maxLength: 5 }));
+  const labelKey = fc.oneof(
+    fc.constantFrom('team', 'a', 'A.b_c-9', 'example.com/team', 'k8s.io/x', `${'a'.repeat(253)}/x`, `${'a'.repeat(254)}/x`, 'a'.repeat(63), 'a'.repeat(64)),
+    fc.constantFrom('-x', 'x-', '_x', 'Ex.com/x', 'a..b/x', '/x', 'a/', 'a/b/c', 'has space', '', 'constructor', '__proto__'),
+    fc.string({ maxLength: 5 }),
+  );
+  const labelValue = fc.oneof(fc.constantFrom('ml', '', 'v1.2_3-x', 'a'.repeat(63), 'a'.repeat(64), '-x', 'x.', 'a/b'), fc.string({ maxLength: 4 }), fc.integer());
+  const labels = fc.oneof(
+    fc.dictionary(labelKey, labelValue, { maxKeys: 3 }),
+    fc.dictionary(fc.stringMatching(/^[a-z]{1,3}$/), fc.constant('v'), { minKeys: 15, maxKeys: 18 }),
+    fc.constant([]),
+    fc.constant(null),
+  );
   const workload = fc.record(
     {
       image: fc.oneof(fc.constantFrom('busybox', 'ghcr.io/a/b:1.0', 'x@sha256:ab', '', ' bad', '-x', 'a'.repeat(513)), fc.string()),
@@ -50,6 +62,7 @@ describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
         fc.constant([]),
         fc.string({ maxLength: 3 }),
       ),
+      labels,
       extra: fc.string(),
     },
     { requiredKeys: [] },
@@ -73,8 +86,18 @@ describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
     );
   });
 
+  it('accepts and refuses the same labels (the rest of the body valid, so labels decide)', () => {
+    fc.assert(
+      fc.property(labels, (candidate) => {
+        const body = { workload: { image: 'busybox', labels: candidate }, provider: 'auto', region: 'auto' };
+        expect(dtoAccepts(body)).toBe(contractAccepts(body));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('refuses null for every optional field, as the contract does (no field is nullable)', () => {
-    for (const field of ['command', 'args', 'env', 'timeoutSeconds', 'resources']) {
+    for (const field of ['command', 'args', 'env', 'timeoutSeconds', 'resources', 'labels']) {
       const body = { workload: { image: 'busybox:1.36', [field]: null }, provider: 'auto', region: 'auto' };
       expect({ field, dto: dtoAccepts(body), contract: contractAccepts(body) }).toEqual({ field, dto: false, contract: false });
     }
@@ -82,7 +105,15 @@ describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
 
   it('accepts a full valid body (the generator reaches the valid side too)', () => {
     const valid = {
-      workload: { image: 'busybox:1.36', command: ['sh'], args: ['-c', 'echo'], env: { A: '1' }, timeoutSeconds: 60, resources: { cpu: '500m', memory: '256Mi' } },
+      workload: {
+        image: 'busybox:1.36',
+        command: ['sh'],
+        args: ['-c', 'echo'],
+        env: { A: '1' },
+        timeoutSeconds: 60,
+        resources: { cpu: '500m', memory: '256Mi' },
+        labels: { team: 'ml', 'example.com/tier': '', constructor: 'x' },
+      },
       provider: 'auto',
       region: 'auto',
     };

@@ -8,3 +8,4 @@ export * from './run/run.resource';
 export * from './ids';
 export * from './placement/failover';
 export * from './run/run.timeout';
+export * from './run/run.labels';

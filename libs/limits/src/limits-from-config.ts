@@ -1,4 +1,4 @@
-import { LOG_LIMITS } from '@wrs/domain';
+import { LABEL_LIMITS, LOG_LIMITS } from '@wrs/domain';
 import type { WorkspaceLimits } from './workspace-limits';
 
 export interface LimitSettings {
@@ -39,5 +39,6 @@ export function serviceLimits(config: LimitSettings): Record<string, number> {
     maxEnvEntries: 64,
     maxStringLength: 4096,
     maxRunTimeoutSeconds: 86400,
+    maxLabels: LABEL_LIMITS.maxLabels,
   };
 }

@@ -179,7 +179,7 @@ function qualifyRefs(node: unknown): Json {
 /**
  * OpenAPI 3.0.3's `nullable: true` adds null to the `type` beside it, and does nothing without one (so
  * `allOf: [$ref]` + `nullable` still refuses null, as Prism and the spec say). An enum must list null
- * itself to allow it.
+ * itself to allow it. The contract's `x-propertyNames` extension becomes JSON Schema's `propertyNames`.
  */
 function toJsonSchemaDialect(node: unknown): unknown {
   if (Array.isArray(node)) {
@@ -188,7 +188,8 @@ function toJsonSchemaDialect(node: unknown): unknown {
   if (typeof node !== 'object' || node === null) {
     return node;
   }
-  const converted = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, toJsonSchemaDialect(v)]));
+  // `x-propertyNames` is JSON Schema's `propertyNames`, which OpenAPI 3.0 lacks (label keys).
+  const converted = Object.fromEntries(Object.entries(node).map(([k, v]) => [k === 'x-propertyNames' ? 'propertyNames' : k, toJsonSchemaDialect(v)]));
   if ('nullable' in converted) {
     const { nullable, ...rest } = converted;
     return nullable === true && typeof rest['type'] === 'string' ? { ...rest, type: [rest['type'], 'null'] } : rest;

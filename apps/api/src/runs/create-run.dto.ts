@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { NestedDto, UserKeyedMap } from '../validation/body-shape';
 import { OptionalNotNull } from '../validation/optional';
+import { IsLabelMap } from './is-label-map';
 
 /** An image reference: [registry[:port]/]path[:tag][@digest], lower-case path, no spaces. */
 const IMAGE_REFERENCE = /^[a-zA-Z0-9][a-zA-Z0-9._:/@-]*$/;
@@ -95,6 +96,11 @@ export class WorkloadDto {
   @IsObject()
   @NestedDto(() => ResourcesDto)
   resources?: ResourcesDto;
+
+  @OptionalNotNull()
+  @IsLabelMap()
+  @UserKeyedMap()
+  labels?: Record<string, string>;
 }
 
 export class CreateRunDto {

@@ -67,7 +67,9 @@ export interface paths {
          *     null: the pages have no gap and no duplicate. Filters combine with AND. Bad parameters are a 400
          *     `validation_failed` naming each (`params.errors[]`: `field`, `message`, and `min`/`max` or
          *     `allowed` where they apply; an unknown parameter is refused too); a cursor not made by the
-         *     service is a 400 `invalid_cursor`.
+         *     service is a 400 `invalid_cursor`. `label=team=ml` (repeatable, every one must match) lists the
+         *     runs whose `workload.labels` have that key with that value; an index keeps such a first page fast
+         *     in a workspace of a million runs.
          */
         get: operations["listRuns"];
         put?: never;
@@ -77,9 +79,10 @@ export interface paths {
          *     with the same body answers with the same run (and `Idempotent-Replayed: true`); the same key
          *     with a different body is a 409 `idempotency_conflict`; while the first request with the key
          *     is still being processed, a duplicate gets 409 `idempotency_in_flight` (retryable, `Retry-After`).
-         *     A replay answers exactly what the first request answered: the run as accepted (`queued`,
-         *     version 0). Keys are scoped to the workspace and remembered for 24 hours
-         *     (`IDEMPOTENCY_RETENTION_SECONDS`); after that the key is free again.
+         *     Without `Prefer: wait`, a replay answers exactly what the first request answered: the run as
+         *     accepted (`queued`, version 0). Keys are scoped to the workspace and remembered for 24 hours
+         *     (`IDEMPOTENCY_RETENTION_SECONDS`); after that the key is free again. With `Prefer: wait=N` the
+         *     answer comes when the run is terminal or after N seconds, and shows the run as it is then.
          */
         post: operations["createRun"];
         delete?: never;
@@ -101,7 +104,8 @@ export interface paths {
          *     state-changing event it reflects: every event but `run.log` (a log line changes `logLines`
          *     only), so an ETag stays current while a run prints. It can trail the event stream by the
          *     projection's lag (milliseconds). A run accepted a moment ago is found at once (state `queued`,
-         *     at the version of its first event).
+         *     at the version of its first event). With `Prefer: wait=N` the answer comes when the run is
+         *     terminal or after N seconds, whichever is first, read from the run's events.
          */
         get: operations["getRun"];
         put?: never;
@@ -311,6 +315,8 @@ export interface components {
             maxEnvEntries: number;
             maxStringLength: number;
             maxRunTimeoutSeconds: number;
+            /** @description The most entries a workload's `labels` may have, and the most `label` filters of one list. */
+            maxLabels?: number;
         };
         Workload: {
             image: string;
@@ -327,7 +333,21 @@ export interface components {
             };
             timeoutSeconds?: number;
             resources?: components["schemas"]["Resources"];
+            labels?: components["schemas"]["Labels"];
         };
+        /**
+         * @description Up to 16 labels (`{"team": "ml"}`), validated as Kubernetes validates labels: a key is a name of
+         *     at most 63 characters (letters, digits, `-`, `_`, `.`; a letter or digit at each end), optionally
+         *     after a DNS subdomain prefix of at most 253 characters and a `/` (`example.com/team`); a value is
+         *     empty or of a name's form. Returned on every read; `GET /runs?label=key=value` filters by them. A
+         *     key or value out of form is a 400 `validation_failed` naming `workload.labels` and the keys refused.
+         *     `x-propertyNames` is the JSON Schema `propertyNames` that OpenAPI 3.0 lacks: the keys' form.
+         */
+        Labels: {
+            [key: string]: string;
+        };
+        /** @description `key=value`: a label key, `=`, and its value (possibly empty), each of the form `Labels` describes. */
+        LabelSelector: string;
         /**
          * @description What the workload may use, as Kubernetes quantities; each given value is both what is reserved
          *     and the limit. The `kubernetes` provider sets them as the container's requests and limits
@@ -856,6 +876,12 @@ export interface components {
         RunId: string;
         /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
         WorkspaceHeader: string;
+        /**
+         * @description `wait=N` (RFC 7240): answer when the run is terminal or after N seconds, whichever comes first.
+         *     N is capped at 30 (below the edge's 60 s for a silent upstream); other preferences are ignored.
+         *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
+         */
+        PreferWait: string;
         /** @description 1 to 255 printable ASCII characters; reuse it for every retry of one logical request. */
         IdempotencyKey: string;
     };
@@ -864,6 +890,8 @@ export interface components {
         /** @description The request's id, also in any problem body as `requestId`. Keep it for support. */
         "X-Request-ID": string;
         Location: string;
+        /** @description `wait=N` when a `Prefer: wait` was honoured, N being the seconds actually allowed (at most 30). */
+        "Preference-Applied": string;
         /** @description The run's `version` (its last state-changing event; log lines do not change it), quoted. */
         ETag: string;
         /** @description Seconds to wait before retrying (on 429 and retryable 5xx answers). */
@@ -994,6 +1022,11 @@ export interface operations {
                 createdBefore?: string;
                 /** @description Only the run created with this Idempotency-Key (finds the run of a create whose answer was lost). */
                 idempotencyKey?: string;
+                /**
+                 * @description Only runs with this label: `key=value` (a `workload.labels` key, `=`, its value, which may be
+                 *     empty). Repeat the parameter for more; a run must have all of them. At most `maxLabels` (16).
+                 */
+                label?: components["schemas"]["LabelSelector"][];
             };
             header?: {
                 /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
@@ -1037,6 +1070,12 @@ export interface operations {
                 "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
                 /** @description 1 to 255 printable ASCII characters; reuse it for every retry of one logical request. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): answer when the run is terminal or after N seconds, whichever comes first.
+                 *     N is capped at 30 (below the edge's 60 s for a silent upstream); other preferences are ignored.
+                 *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -1053,6 +1092,7 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1081,6 +1121,12 @@ export interface operations {
             header?: {
                 /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
                 "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description `wait=N` (RFC 7240): answer when the run is terminal or after N seconds, whichever comes first.
+                 *     N is capped at 30 (below the edge's 60 s for a silent upstream); other preferences are ignored.
+                 *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path: {
                 /** @description The run's id (a UUID). Any other value names no run (404). */
@@ -1095,6 +1141,7 @@ export interface operations {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {

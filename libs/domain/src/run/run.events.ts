@@ -9,6 +9,8 @@ export interface Workload {
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutSeconds?: number;
   readonly resources?: Resources;
+  /** Of Kubernetes' label form (run.labels.ts); what `GET /runs?label=` filters by. */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** Kubernetes quantities (`500m`, `2`; `256Mi`): each is both reserved and the limit. */
