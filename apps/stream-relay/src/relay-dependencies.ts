@@ -5,11 +5,14 @@ import { RateLimiter } from '@wrs/messaging';
 import { RunQueries, Workspaces } from '@wrs/persistence';
 import { CredentialWatch } from './credential-watch';
 import { RunEventFeed } from './feed/run-event-feed';
+import { RunEventStreams } from './feed/run-event-streams';
 import { StreamLeases } from './feed/stream-leases';
 import type { RelayModuleOptions } from './relay.module';
 
 export interface RelayDependencies {
   readonly module: RelayModuleOptions;
+  /** The relay's feed of run events (tests make it forget what it saw). */
+  readonly feed: RunEventFeed;
   readonly allowedOrigins: readonly string[];
   /** What readiness checks. */
   readonly connections: Pick<HttpServiceConnections, 'nc' | 'db' | 'redis'>;
@@ -24,14 +27,16 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
   const { nc, js, jsm, names, db, redis, auth, revocations, close } = await connectHttpService(config, 'stream-relay', 4);
   const feed = new RunEventFeed(js, jsm, names, nc);
   const credentialWatch = new CredentialWatch(revocations);
+  const limits = new EffectiveLimits(new Workspaces(db), defaultWorkspaceLimits(config));
+  // A lease lasts three heartbeats and is renewed every one: a relay that dies frees its places soon.
+  const leases = new StreamLeases(redis, config.NAMESPACE, config.SSE_HEARTBEAT_MS * 3);
   return {
+    feed,
     module: {
-      feed,
-      queries: new RunQueries(db),
-      limits: new EffectiveLimits(new Workspaces(db), defaultWorkspaceLimits(config)),
+      streams: new RunEventStreams(feed, new RunQueries(db), leases, limits, config.SSE_HEARTBEAT_MS),
+      limits,
       rateLimiter: new RateLimiter(redis, config.NAMESPACE),
       authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
-      leases: new StreamLeases(redis, config.NAMESPACE, config.SSE_HEARTBEAT_MS * 3),
       authenticator: auth.authenticator,
       credentialWatch,
       relay: {

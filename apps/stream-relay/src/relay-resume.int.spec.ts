@@ -22,7 +22,6 @@ import {
   type IsolatedEnvironment,
   type SseResult,
 } from '@wrs/testing';
-import { RunEventFeed } from './feed/run-event-feed';
 import { createRelayApp } from './relay-app';
 import { connectRelayDependencies, type RelayDependencies } from './relay-dependencies';
 
@@ -230,7 +229,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     // A relay that did not see the run's events (another replica, or one started since): this one
     // forgets what its firehose remembers. (One that saw them serves them from memory: they were the
     // run's events, and memory holds only a run's latest few.)
-    await deps.module.feed.close();
+    await deps.feed.close();
     // Retention removed all but the last two events of the run.
     const jsm = await jetstreamManager(nc);
     await jsm.streams.purge(new StreamNames(env.namespace).eventsStream, {
@@ -261,8 +260,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     await db.destroy();
     // The relay's read of the run's last event finds none; by the time it looks for the run's row,
     // the run's events have been appended and projected.
-    const feed = app.get(RunEventFeed);
-    const last = jest.spyOn(feed, 'last').mockResolvedValueOnce(null);
+    const last = jest.spyOn(deps.feed, 'last').mockResolvedValueOnce(null);
     try {
       const result = await follow(runId);
       expect(result.events.map((e) => e.event)).toEqual(events.map((e) => e.type));

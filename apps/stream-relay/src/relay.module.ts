@@ -3,16 +3,12 @@ import { APP_GUARD } from '@nestjs/core';
 import { AUTH_FAILURE_HOOK, AUTHENTICATOR, AuthGuard, type Authenticator } from '@wrs/auth';
 import { authFailureThrottle, EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
 import { RateLimiter } from '@wrs/messaging';
-import { RunQueries } from '@wrs/persistence';
 import { CredentialWatch } from './credential-watch';
-import { RunEventFeed } from './feed/run-event-feed';
-import { StreamLeases } from './feed/stream-leases';
+import { RunEventStreams } from './feed/run-event-streams';
 import { RELAY_OPTIONS, RunEventsController, type RelayOptions } from './run-events.controller';
 
 export interface RelayModuleOptions {
-  readonly feed: RunEventFeed;
-  readonly queries: RunQueries;
-  readonly leases: StreamLeases;
+  readonly streams: RunEventStreams;
   readonly limits: EffectiveLimits;
   readonly rateLimiter: RateLimiter;
   /** Requests with a failing credential per client address and minute (AUTH_FAILURES_PER_MINUTE). */
@@ -30,9 +26,7 @@ export class RelayModule {
       module: RelayModule,
       controllers: [RunEventsController],
       providers: [
-        { provide: RunEventFeed, useValue: options.feed },
-        { provide: RunQueries, useValue: options.queries },
-        { provide: StreamLeases, useValue: options.leases },
+        { provide: RunEventStreams, useValue: options.streams },
         { provide: AUTHENTICATOR, useValue: options.authenticator },
         { provide: RELAY_OPTIONS, useValue: options.relay },
         { provide: CredentialWatch, useValue: options.credentialWatch },
