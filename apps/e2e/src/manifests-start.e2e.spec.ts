@@ -4,10 +4,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { StreamNames } from '@wrs/messaging';
 import { describeNeeding, executableMissing, isolatedEnvironment, patience, testSigningKey, type IsolatedEnvironment } from '@wrs/testing';
 import { ContainerConfigError, objectData, type ObjectData } from './kubelet/container-env';
 import { workloadsOf, type K8sObject, type Workload } from './kubelet/manifest-types';
 import { testOperatorSecrets } from './kubelet/operator-secrets';
+import { NATS_SERVER, startNatsCluster, type NatsCluster } from './kubelet/nats-cluster';
 import { KUBECTL, OVERLAYS, renderOverlay } from './kubelet/render';
 import { startContainer, type StartedContainer, type Substitutions } from './kubelet/start-container';
 
@@ -18,14 +22,17 @@ import { startContainer, type StartedContainer, type Substitutions } from './kub
  * (no scheduling, network namespaces, security contexts or image pulls). What it changes, and why:
  * in-cluster addresses point at the local NATS/Postgres/Redis and a local JWKS; mount paths live under
  * a temporary directory (env paths into them rewritten alike); container ports map to free ports;
- * NAMESPACE and DATABASE_SCHEMA give each test its own streams and schema; and the local NATS is one
- * server, so the ConfigMap's jetstream-replicas (3 in prod, for the 3-node cluster) is read as 1.
+ * NAMESPACE and DATABASE_SCHEMA give each test its own streams and schema; and an overlay asking for
+ * more than one copy of each stream (prod: 3) gets a local JetStream cluster of that many servers.
  */
-describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kubectl at /usr/bin'))('the rendered manifests start', () => {
+const missing = executableMissing(KUBECTL, 'apt-get install kubectl, or put kubectl at /usr/bin') ?? executableMissing(NATS_SERVER, 'apt-get install nats-server');
+
+describeNeeding(missing)('the rendered manifests start', () => {
   let env: IsolatedEnvironment;
   let jwks: Server;
   let jwksUrl: string;
   const started: StartedContainer[] = [];
+  const clusters: NatsCluster[] = [];
 
   beforeEach(async () => {
     env = await isolatedEnvironment();
@@ -41,6 +48,7 @@ describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kube
 
   afterEach(async () => {
     await Promise.all(started.splice(0).map((c) => c.stop()));
+    await Promise.all(clusters.splice(0).map((c) => c.stop()));
     await env.cleanup();
   });
 
@@ -49,17 +57,10 @@ describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kube
     jwks?.close();
   });
 
-  /** The rendered objects with the one ConfigMap value a single local NATS server cannot honour. */
-  async function render(overlay: (typeof OVERLAYS)[number]): Promise<K8sObject[]> {
-    return (await renderOverlay(overlay)).map((o) =>
-      o.kind === 'ConfigMap' && o.metadata.name === 'workload-run-service' ? { ...o, data: { ...o.data, 'jetstream-replicas': '1' } } : o,
-    );
-  }
-
-  function substitutions(objects: readonly K8sObject[]): Substitutions {
+  function substitutions(objects: readonly K8sObject[], natsUrl = env.natsUrl): Substitutions {
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'workload-run-service')?.data ?? {};
     return {
-      addresses: { 'nats://nats:4222': env.natsUrl, 'redis://redis:6379': env.redisUrl, ...(config['auth-jwks-url'] ? { [config['auth-jwks-url']]: jwksUrl } : {}) },
+      addresses: { 'nats://nats:4222': natsUrl, 'redis://redis:6379': env.redisUrl, ...(config['auth-jwks-url'] ? { [config['auth-jwks-url']]: jwksUrl } : {}) },
       isolation: { NAMESPACE: env.namespace, DATABASE_SCHEMA: env.schema },
       root: mkdtempSync(join(tmpdir(), 'wrs-pod-')),
     };
@@ -72,13 +73,21 @@ describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kube
   }
 
   it.each(OVERLAYS)('%s: the migrate Job completes, then every Deployment answers its readiness probe', async (overlay) => {
-    const objects = await render(overlay);
+    const objects = await renderOverlay(overlay);
     const data = objectData(objects, testOperatorSecrets(env.databaseUrl));
-    const subs = substitutions(objects);
+    // The copies each stream gets (JETSTREAM_REPLICAS): a single server refuses more than one.
+    const replicas = Number(data.configMaps.get('workload-run-service')?.['jetstream-replicas'] ?? '1');
+    const cluster = replicas > 1 ? await startNatsCluster(replicas, patience(30_000)) : undefined;
+    clusters.push(...(cluster ? [cluster] : []));
+    const subs = substitutions(objects, cluster?.url);
     const workloads = workloadsOf(objects);
     const jobs = workloads.filter((w) => w.kind === 'Job');
     expect(jobs.map((j) => j.name)).toEqual([expect.stringMatching(/^migrate-/)]);
     await (await start(jobs[0]!, data, subs)).exited;
+    const nc = await connect({ servers: cluster?.url ?? env.natsUrl });
+    const events = await (await jetstreamManager(nc)).streams.info(new StreamNames(env.namespace).eventsStream);
+    await nc.close();
+    expect(events.config.num_replicas).toBe(replicas);
     const deployments = workloads.filter((w) => w.kind === 'Deployment');
     expect(deployments.map((d) => d.name).sort()).toEqual(['api', 'run-worker', 'stream-relay']);
     const containers = await Promise.all(deployments.map((d) => start(d, data, subs)));
@@ -86,7 +95,7 @@ describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kube
   });
 
   it('a run-worker without its KEK volume does not start: the manifest test would catch a missing volume', async () => {
-    const objects = await render('prod');
+    const objects = await renderOverlay('dev');
     const data = objectData(objects, testOperatorSecrets(env.databaseUrl));
     const worker = workloadsOf(objects).find((w) => w.name === 'run-worker')!;
     const container = worker.pod.containers[0]!;
@@ -103,7 +112,7 @@ describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kube
   });
 
   it('a Secret key the manifest needs and the operator did not create stops the container before it starts', async () => {
-    const objects = await render('prod');
+    const objects = await renderOverlay('dev');
     const secrets = testOperatorSecrets(env.databaseUrl);
     const data = objectData(objects, { ...secrets, 'workload-run-service': {} });
     const api = workloadsOf(objects).find((w) => w.name === 'api')!;
