@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { loadConfig, parseProviderOffers, runService, WorkerEnv } from '@wrs/config';
+import { loadConfig, parseProviderOffers, runService, waitAtStart, WorkerEnv } from '@wrs/config';
 import { readPrivateKeks } from '@wrs/credentials';
 import { connectNats, revocationRetentionMs } from '@wrs/messaging';
-import { openDatabase } from '@wrs/persistence';
+import { openCurrentDatabase } from '@wrs/persistence';
 import { announceListening, createLogger, NestPinoLogger, natsCheck, postgresCheck, startOpsServer, startTracing } from '@wrs/observability';
 import { startRunWorker } from './run-worker';
 
@@ -11,8 +11,9 @@ void runService('run-worker', async (lifecycle) => {
   lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
   const tracing = startTracing({ service: 'run-worker', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const offers = parseProviderOffers(config.PROVIDERS_JSON);
-  const nc = await connectNats(config.NATS_URL, 'run-worker');
-  const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
+  // Both waited for up to STARTUP_WAIT_SECONDS: under Compose, NATS, Postgres and migrate start alongside.
+  const nc = await waitAtStart('NATS', config.STARTUP_WAIT_SECONDS, () => connectNats(config.NATS_URL, 'run-worker'));
+  const db = await openCurrentDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA }, config.STARTUP_WAIT_SECONDS);
   const logger = createLogger('run-worker', config.LOG_LEVEL);
   const log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void => logger[level](fields, msg);
   const worker = await startRunWorker({

@@ -39,6 +39,16 @@ export class CommonEnv extends OperationsEnv {
   @Matches(/^(nats|tls|wss?):\/\/[^\s]+$|^[\w.-]+:\d+$/, { message: 'NATS_URL must be a nats:// URL or host:port' })
   NATS_URL = 'nats://127.0.0.1:4222';
 
+  /**
+   * How long a service waits at start for NATS, Postgres and the schema its build expects (migrate
+   * applies it): 0 fails at once (an orchestrator restarts it); Compose sets it, as it starts all at once.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600)
+  STARTUP_WAIT_SECONDS = 0;
+
   @Matches(/^postgres(ql)?:\/\/[^\s]+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 

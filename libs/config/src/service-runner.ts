@@ -49,7 +49,7 @@ export function runService(name: string, start: (lifecycle: ServiceLifecycle) =>
 }
 
 /** Failures whose message says everything an operator needs: no stack trace for these. */
-const OPERATOR_ERRORS = new Set(['ConfigError', 'DependencyError', 'DatabaseUnavailableError']);
+const OPERATOR_ERRORS = new Set(['ConfigError', 'DependencyError', 'DatabaseUnavailableError', 'SchemaBehindError']);
 
 function describe(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);

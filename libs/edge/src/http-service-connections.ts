@@ -1,10 +1,10 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createAuthSetup, type AuthSetup } from '@wrs/auth';
-import type { HttpServiceEnv } from '@wrs/config';
+import { waitAtStart, type HttpServiceEnv } from '@wrs/config';
 import { connectNats, connectRedis, ensureStreams, streamSettingsOf, StreamNames, TokenRevocations } from '@wrs/messaging';
 import { createLogger, storedKeysAsBearer } from '@wrs/observability';
-import { openDatabase } from '@wrs/persistence';
+import { openCurrentDatabase } from '@wrs/persistence';
 import { requestIdOf } from '@wrs/problem';
 import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
@@ -24,7 +24,7 @@ export interface HttpServiceConnections {
 }
 
 /**
- * NATS (streams ensured), Postgres, Redis (optional at start: what needs it answers 503 while it is
+ * NATS (streams ensured), Postgres at this build's schema (both waited for up to STARTUP_WAIT_SECONDS), Redis (optional at start: what needs it answers 503 while it is
  * away), the token revocations every replica follows, and authentication. A dependency that is down
  * fails the start with one clear line (see runService).
  */
@@ -33,13 +33,13 @@ export async function connectHttpService(
   service: string,
   dbPoolSize: number,
 ): Promise<HttpServiceConnections> {
-  const nc = await connectNats(config.NATS_URL, service);
+  const nc = await waitAtStart('NATS', config.STARTUP_WAIT_SECONDS, () => connectNats(config.NATS_URL, service));
   const names = new StreamNames(config.NAMESPACE);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
   const streamSettings = streamSettingsOf(config);
   await ensureStreams(jsm, names, streamSettings);
-  const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: dbPoolSize }).catch(
+  const db = await openCurrentDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: dbPoolSize }, config.STARTUP_WAIT_SECONDS).catch(
     async (error: unknown) => {
       await nc.close();
       throw error;

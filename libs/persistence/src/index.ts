@@ -1,4 +1,5 @@
 export * from './data-source';
+export * from './schema-version';
 export * from './run-projection';
 export * from './projection-refold';
 export * from './run-queries';
