@@ -180,7 +180,7 @@ describe('deployment files', () => {
       expect(targets).toContain(target);
     }
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['api', 'gateway', 'migrate', 'nats', 'postgres', 'redis', 'run-worker', 'stream-relay'].sort(),
+      ['api', 'gateway', 'keys', 'migrate', 'nats', 'postgres', 'redis', 'run-worker', 'stream-relay'].sort(),
     );
     expect(dockerfile).toMatch(/^USER node$/m);
     expect((dockerfile.match(/^HEALTHCHECK /gm) ?? []).length).toBeGreaterThanOrEqual(4);
