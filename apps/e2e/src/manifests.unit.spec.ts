@@ -94,7 +94,7 @@ describe('deployment files', () => {
     }
   });
 
-  it('probes and scraping use the operator port, which no Service or Ingress exposes', () => {
+  it('probes and scraping use the operator port, which no routed Service or Ingress exposes (only the headless one the ServiceMonitor scrapes)', () => {
     const deployments = manifests.flatMap((f) => documents(join(base, f))).filter((d) => d['kind'] === 'Deployment') as {
       spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: Record<string, unknown>[] } } };
     }[];
