@@ -109,6 +109,15 @@ describe('POST /runs/{id}:cancel is decided by the api, If-Match against the las
     expect((await store.read('ws-cancel', id)).version).toBe(finished);
   });
 
+  it('a cancel repeated with the same If-Match (a retry whose 202 was lost) answers 202 with the run as it is, not 409', async () => {
+    const { id, startedAt } = await running();
+    const first = await cancel(id, `"${startedAt}"`);
+    expect(first.body).toMatchObject({ state: 'canceling' });
+    const retry = await cancel(id, `"${startedAt}"`);
+    expect(retry.status).toBe(202);
+    expect(retry.body).toEqual(first.body);
+  });
+
   it('cancelling a canceling run again changes nothing and answers it as it is', async () => {
     const { id } = await running();
     const first = await cancel(id);

@@ -17,8 +17,9 @@ export class RunCancelService {
       throw new ProblemError('run_not_found');
     }
     const check = (run: LoadedRun): void => {
-      // A missing run is a 404 whatever the client sends: the decider says so below.
-      if (run.state && ifMatch !== undefined && !etagMatches(ifMatch, run.stateVersion)) {
+      // A missing run is a 404 whatever the client sends: the decider says so below. A run already
+      // being canceled is what the client asks for: a retry whose 202 was lost must not become a 409.
+      if (run.state && !CANCELED.has(run.state.state) && ifMatch !== undefined && !etagMatches(ifMatch, run.stateVersion)) {
         throw new ProblemError('version_conflict', { params: { currentVersion: run.stateVersion } });
       }
     };
@@ -37,6 +38,8 @@ export class RunCancelService {
     }
   }
 }
+
+const CANCELED: ReadonlySet<string> = new Set(['canceling', 'canceled']);
 
 /** `If-Match` per RFC 9110: `*`, or a list of entity tags one of which is the run's version. */
 export function etagMatches(ifMatch: string, version: number): boolean {

@@ -170,7 +170,8 @@ export interface paths {
          *     or running one becomes `canceling`, then `canceled` once its workload is stopped. Canceling a
          *     run that is already canceling or has ended changes nothing. With `If-Match` the cancel is
          *     refused (409 `version_conflict`) if the run's state changed since that version; log lines do
-         *     not count. No request body.
+         *     not count, and neither does a cancel (a run already canceling or canceled answers 202, so a
+         *     retried cancel is safe). No request body.
          */
         post: operations["cancelRun"];
         delete?: never;
