@@ -2,7 +2,7 @@ import { Failpoint, type ApiEnv } from '@wrs/config';
 import { readPublicKeks } from '@wrs/credentials';
 import { connectHttpService, type HttpServiceConnections } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits, serviceLimits } from '@wrs/limits';
-import { RateLimiter, RunCommandBus, RunEventStore } from '@wrs/messaging';
+import { RateLimiter, RunCommandBus, RunEndings, RunEventStore } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import type { ApiModuleOptions } from './api.module';
 import { buildInfo } from './meta/build-info';
@@ -23,10 +23,13 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
     : [];
   const { nc, js, jsm, names, db, redis, auth, revocations, close } = await connectHttpService(config, 'api', 10);
   const workspaces = new Workspaces(db);
+  const endings = new RunEndings(nc, names);
+  endings.start();
   return {
     module: {
       commands: new RunCommandBus(js, jsm, names),
       events: new RunEventStore(js, jsm, names),
+      endings,
       queries: new RunQueries(db),
       workspaces,
       limits: new EffectiveLimits(workspaces, defaultWorkspaceLimits(config)),
@@ -46,6 +49,9 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
     },
     allowedOrigins: auth.allowedOrigins,
     connections: { nc, db, redis },
-    close,
+    close: async () => {
+      await endings.stop();
+      await close();
+    },
   };
 }

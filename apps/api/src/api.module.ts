@@ -5,7 +5,7 @@ import { AUTH_FAILURE_HOOK, AUTHENTICATOR, AuthGuard, CredentialFingerprintIndex
 import type { PublicKek } from '@wrs/credentials';
 import type { ProviderOffer } from '@wrs/domain';
 import { authFailureThrottle, EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
-import { RateLimiter, RunCommandBus, RunCommandHandler, RunEventStore } from '@wrs/messaging';
+import { RateLimiter, RunCommandBus, RunCommandHandler, RunEndings, RunEventStore } from '@wrs/messaging';
 import { decisionConflicts } from '@wrs/observability';
 import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
 import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controller';
@@ -17,12 +17,15 @@ import { RunsController } from './runs/runs.controller';
 import { UnprojectedRuns } from './runs/unprojected-runs';
 import { PROVIDER_OFFERS, RunsService } from './runs/runs.service';
 import { RunCancelService } from './runs/run-cancel.service';
+import { RunWaits } from './runs/run-waits';
 import { SESSION_ENDS, SESSION_TTL, SessionsController, type SessionEnds } from './sessions/sessions.controller';
 import { SERVICE_LIMITS, WorkspacesController } from './workspaces/workspaces.controller';
 
 export interface ApiModuleOptions {
   readonly commands: RunCommandBus;
   readonly events: RunEventStore;
+  /** Tells `Prefer: wait` requests when their run ends (one subscription for the process). */
+  readonly endings: RunEndings;
   readonly queries: RunQueries;
   readonly workspaces: Workspaces;
   readonly limits: EffectiveLimits;
@@ -54,6 +57,7 @@ export class ApiModule {
       providers: [
         { provide: RunCommandBus, useValue: options.commands },
         { provide: RunEventStore, useValue: options.events },
+        { provide: RunEndings, useValue: options.endings },
         // The api decides cancels itself: load, decide, append, again on a conflict.
         { provide: RunCommandHandler, useFactory: (events: RunEventStore) => new RunCommandHandler(events, () => decisionConflicts.inc()), inject: [RunEventStore] },
         { provide: RunQueries, useValue: options.queries },
@@ -79,6 +83,7 @@ export class ApiModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         RunsService,
         RunCancelService,
+        RunWaits,
         RunListService,
         UnprojectedRuns,
         ProviderCredentialsService,

@@ -15,3 +15,4 @@ export * from './traced-publish';
 export * from './lua-script';
 export * from './ordered-read';
 export * from './run-command-handler';
+export * from './run-endings';

@@ -5,7 +5,9 @@ import { requestIdOf } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
-import { toRunResource } from '@wrs/domain';
+import { toRunResource, type RunView } from '@wrs/domain';
+import { preferredWaitSeconds } from './prefer-wait';
+import { RunWaits } from './run-waits';
 import { RunsService } from './runs.service';
 import { RunCancelService } from './run-cancel.service';
 import { parseListRunsQuery } from './list-runs-query';
@@ -18,6 +20,7 @@ export class RunsController {
     private readonly runs: RunsService,
     private readonly runList: RunListService,
     private readonly cancels: RunCancelService,
+    private readonly waits: RunWaits,
   ) {}
 
   @Get()
@@ -38,18 +41,22 @@ export class RunsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Headers('prefer') prefer: string | undefined,
     @Body() body: CreateRunDto,
   ): Promise<Record<string, unknown>> {
     const key = requireIdempotencyKey(idempotencyKey);
     const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body);
-    res.status(201).setHeader('Location', `/api/v1/runs/${run.runId}`);
     if (replayed) {
-      res.setHeader('Idempotent-Replayed', 'true');
       idempotentReplays.inc();
     } else {
       runsCreated.inc();
     }
-    return toRunResource(run);
+    const answered = await this.waitIfPreferred(run, prefer, res);
+    res.status(201).setHeader('Location', `/api/v1/runs/${run.runId}`);
+    if (replayed) {
+      res.setHeader('Idempotent-Replayed', 'true');
+    }
+    return toRunResource(answered);
   }
 
   @Get(':runId')
@@ -57,11 +64,25 @@ export class RunsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @Param('runId') runId: string,
+    @Headers('prefer') prefer: string | undefined,
   ): Promise<Record<string, unknown>> {
-    const run = await this.runs.get(authOf(req).workspaceId, runId);
+    const run = await this.waitIfPreferred(await this.runs.get(authOf(req).workspaceId, runId), prefer, res);
     // The last state change, not the last event: a log line does not make an If-Match stale.
     res.setHeader('ETag', `"${run.stateVersion}"`);
     return toRunResource(run);
+  }
+
+  /** With `Prefer: wait=N`, the run once terminal or after N seconds (capped), saying so in `Preference-Applied`. */
+  private async waitIfPreferred(run: RunView, prefer: string | undefined, res: Response): Promise<RunView> {
+    const seconds = preferredWaitSeconds(prefer);
+    if (seconds === null) {
+      return run;
+    }
+    const clientGone = new AbortController();
+    res.once('close', () => clientGone.abort());
+    const settled = await this.waits.settled(run, seconds, clientGone.signal);
+    res.setHeader('Preference-Applied', `wait=${seconds}`);
+    return settled;
   }
 
   /** `POST /runs/{runId}:cancel`: the colon is literal, escaped for Express 5's path syntax. The body is the run after the cancel. */

@@ -877,12 +877,6 @@ export interface components {
         RunId: string;
         /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
         WorkspaceHeader: string;
-        /**
-         * @description `wait=N` (RFC 7240): answer when the run is terminal or after N seconds, whichever comes first.
-         *     N is capped at 30 (below the edge's 60 s for a silent upstream); other preferences are ignored.
-         *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
-         */
-        PreferWait: string;
         /** @description 1 to 255 printable ASCII characters; reuse it for every retry of one logical request. */
         IdempotencyKey: string;
     };
@@ -1026,6 +1020,7 @@ export interface operations {
                 /**
                  * @description Only runs with this label: `key=value` (a `workload.labels` key, `=`, its value, which may be
                  *     empty). Repeat the parameter for more; a run must have all of them. At most `maxLabels` (16).
+                 *     One out of form is a 400 `validation_failed` with `field: label` and the filters `refused`.
                  */
                 label?: components["schemas"]["LabelSelector"][];
             };
@@ -1076,7 +1071,7 @@ export interface operations {
                  *     N is capped at 30 (below the edge's 60 s for a silent upstream); other preferences are ignored.
                  *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
                  */
-                Prefer?: components["parameters"]["PreferWait"];
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -1127,7 +1122,7 @@ export interface operations {
                  *     N is capped at 30 (below the edge's 60 s for a silent upstream); other preferences are ignored.
                  *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
                  */
-                Prefer?: components["parameters"]["PreferWait"];
+                Prefer?: string;
             };
             path: {
                 /** @description The run's id (a UUID). Any other value names no run (404). */
