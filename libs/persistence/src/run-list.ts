@@ -11,6 +11,8 @@ export interface RunListFilter {
   /** Exclusive upper bound of `createdAt`. */
   readonly createdBefore?: string;
   readonly idempotencyKey?: string;
+  /** Runs whose `workload.labels` have every one of these (a key given twice with two values matches none). */
+  readonly labels?: readonly { readonly key: string; readonly value: string }[];
 }
 
 export interface RunPage {

@@ -40,6 +40,12 @@ export class RunQueries {
     if (filter.idempotencyKey !== undefined) {
       where.push(`body->>'idempotencyKey' = ${bind(filter.idempotencyKey)}`);
     }
+    if (filter.labels && filter.labels.length > 0) {
+      const wanted = labelObject(filter.labels);
+      // One containment of all the labels: the GIN index of migration 1763700000007 serves it, and the
+      // planner estimates the labels together, so it walks the list's index instead when they are common.
+      where.push(wanted ? `body->'workload'->'labels' @> ${bind(JSON.stringify(wanted))}::jsonb` : 'FALSE');
+    }
     const rows: StoredRun[] = await this.db.query(
       `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE ${where.join(' AND ')}
        ORDER BY created_at DESC, id DESC LIMIT ${bind(filter.limit + 1)}`,
@@ -105,6 +111,18 @@ interface StoredRun {
   readonly body: RunState;
   readonly version: string;
   readonly state_version: string;
+}
+
+/** The labels as one object, or null when a key is asked for with two values (no run has both). */
+function labelObject(labels: readonly { readonly key: string; readonly value: string }[]): Record<string, string> | null {
+  const wanted: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const { key, value } of labels) {
+    if (key in wanted && wanted[key] !== value) {
+      return null;
+    }
+    wanted[key] = value;
+  }
+  return wanted;
 }
 
 function viewOf(row: StoredRun): RunView {

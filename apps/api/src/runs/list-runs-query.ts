@@ -1,4 +1,4 @@
-import { RUN_STATES, type RunStateName } from '@wrs/domain';
+import { LABEL_LIMITS, parseLabelSelector, RUN_STATES, type RunStateName } from '@wrs/domain';
 import type { RunListFilter } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import { PRINTABLE_ASCII } from './idempotency-key';
@@ -7,7 +7,7 @@ import { parseRfc3339 } from './rfc3339';
 
 export const LIST_LIMIT = { default: 20, min: 1, max: 100 } as const;
 
-const KNOWN_PARAMETERS = ['limit', 'cursor', 'state', 'createdAfter', 'createdBefore', 'idempotencyKey'];
+const KNOWN_PARAMETERS = ['limit', 'cursor', 'state', 'createdAfter', 'createdBefore', 'idempotencyKey', 'label'];
 
 interface FieldError {
   field: string;
@@ -19,7 +19,8 @@ interface FieldError {
  * `GET /runs` query parameters, checked all at once so one answer names every bad one: each as a
  * `validation_failed` field error with its bound or allowed values; a cursor not made here is
  * `invalid_cursor`. Express gives a repeated parameter as an array: `state` takes both
- * `state=a,b` and `state=a&state=b`; any other parameter must appear once.
+ * `state=a,b` and `state=a&state=b`, `label` is repeated (`label=team=ml&label=env=prod`); any other
+ * parameter must appear once.
  */
 export function parseListRunsQuery(query: Record<string, unknown>): RunListFilter {
   const errors: FieldError[] = [];
@@ -40,6 +41,7 @@ export function parseListRunsQuery(query: Record<string, unknown>): RunListFilte
   const createdBefore = parseTime('createdBefore', single('createdBefore'), errors);
   const cursor = single('cursor');
   const idempotencyKey = single('idempotencyKey');
+  const labels = parseLabels(query['label'], errors);
   if (idempotencyKey !== undefined && !PRINTABLE_ASCII.test(idempotencyKey)) {
     errors.push({ field: 'idempotencyKey', message: 'idempotencyKey must be 1 to 255 printable ASCII characters', minLength: 1, maxLength: 255 });
   }
@@ -53,7 +55,32 @@ export function parseListRunsQuery(query: Record<string, unknown>): RunListFilte
     ...(createdAfter ? { createdAfter } : {}),
     ...(createdBefore ? { createdBefore } : {}),
     ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+    ...(labels ? { labels } : {}),
   };
+}
+
+function parseLabels(raw: unknown, errors: FieldError[]): { key: string; value: string }[] | undefined {
+  if (raw === undefined) {
+    return undefined;
+  }
+  const values = Array.isArray(raw) ? (raw as unknown[]) : [raw];
+  const labels = values.map((v) => (typeof v === 'string' ? parseLabelSelector(v) : null));
+  const refused = values.filter((_, i) => labels[i] === null);
+  if (refused.length > 0) {
+    errors.push({
+      field: 'label',
+      message:
+        'each label must be key=value: a key of Kubernetes label form ([prefix/]name, the name at most 63 characters: letters, digits, -, _ and ., ' +
+        'a letter or digit at each end), and a value empty or of a name\'s form',
+      refused: refused.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
+    });
+    return undefined;
+  }
+  if (labels.length > LABEL_LIMITS.maxLabels) {
+    errors.push({ field: 'label', message: `at most ${LABEL_LIMITS.maxLabels} labels`, max: LABEL_LIMITS.maxLabels });
+    return undefined;
+  }
+  return labels as { key: string; value: string }[];
 }
 
 function parseLimit(text: string | undefined, errors: FieldError[]): number {

@@ -56,7 +56,8 @@ function matches(run: RunView, filter: RunListFilter): boolean {
   return (
     (!filter.states || filter.states.includes(run.state)) &&
     (!filter.createdAfter || createdAt >= Date.parse(filter.createdAfter)) &&
-    (!filter.createdBefore || createdAt < Date.parse(filter.createdBefore))
+    (!filter.createdBefore || createdAt < Date.parse(filter.createdBefore)) &&
+    (filter.labels ?? []).every(({ key, value }) => Object.hasOwn(run.workload.labels ?? {}, key) && run.workload.labels?.[key] === value)
   );
 }
 
