@@ -93,13 +93,18 @@ describe('the kubernetes provider through the whole stack (fake Kubernetes API s
     const id = await createRun(token, { workload: { image: 'busybox:1.36' }, provider: 'auto', region: 'auto' });
     const events = await follow(id, token);
     expect(events.at(-1)?.event).toBe('run.succeeded');
-    const placement = dataOf(events.find((e) => e.event === 'run.dispatched'))['placement'] as Placement;
+    // Placed on k8s first (the placement is recorded before the submit), which refused: no credential.
+    expect(events.map((e) => e.event).filter((type) => type.startsWith('run.dispatch'))).toEqual(['run.dispatched', 'run.dispatch_refused', 'run.dispatched']);
+    const refusal = { provider: 'k8s', region: 'eu-1', code: 'provider_credential_missing', message: expect.stringContaining('POST /provider-credentials') };
+    expect(dataOf(events.find((e) => e.event === 'run.dispatch_refused'))).toMatchObject({ refusal });
+    const placement = dataOf(events.filter((e) => e.event === 'run.dispatched').at(-1))['placement'] as Placement;
     expect(placement).toMatchObject({ provider: 'simulator', region: 'local-1' });
     // The policy's order: priority, then cost (k8s 1 before simulator 2).
     expect(placement.candidates.map((c) => [c.provider, c.cost])).toEqual([['engine-down', undefined], ['k8s', 1], ['simulator', 2]]);
+    // The earlier refusal first, then what this dispatch skipped.
     expect(placement.failovers).toEqual([
+      refusal,
       { provider: 'engine-down', region: 'local', code: 'unhealthy', message: expect.stringContaining('health probe failed') },
-      { provider: 'k8s', region: 'eu-1', code: 'provider_credential_missing', message: expect.stringContaining('POST /provider-credentials') },
     ]);
   }, 60_000);
 
