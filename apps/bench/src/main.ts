@@ -9,6 +9,7 @@ import { migrate, openDatabase, Workspaces } from '@wrs/persistence';
 import { StreamNames } from '@wrs/messaging';
 import { latencyChart } from './chart';
 import { cleanUp } from './clean-up';
+import { labelFilterPage } from './label-filter';
 import { projectionCatchUp } from './projection';
 import { CpuUsage } from './cpu-usage';
 import { createThroughput, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
@@ -26,9 +27,9 @@ async function main(): Promise<void> {
   };
   const seconds = Number(process.env['BENCH_SECONDS'] ?? '10');
   const fanOutSizes = (process.env['BENCH_FANOUT'] ?? '1000').split(',').map(Number);
-  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,resume (all by default) runs a subset;
+  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,resume,labels (all by default) runs a subset;
   // BENCH_CPU_PROF=<dir> makes every service write a V8 CPU profile there when it stops.
-  const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,resume').split(','));
+  const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,resume,labels').split(','));
   const cpuProfDir = process.env['BENCH_CPU_PROF'];
   const namespace = `bench${randomUUID().slice(0, 6)}`;
   const keys = ensureDevKeyPair(mkdtempSync(join(tmpdir(), 'wrs-bench-keys-')));
@@ -153,6 +154,10 @@ async function main(): Promise<void> {
       figures.push(
         ...(await resumeCost(relayUrl, token, env.natsUrl, { eventsStream: names.eventsStream, subject: (id) => names.runEvents('bench', id) }, resumeTotal)),
       );
+    }
+    if (only.has('labels')) {
+      const runs = Number(process.env['BENCH_LABEL_RUNS'] ?? '1000000');
+      figures.push(...(await labelFilterPage(env.databaseUrl, runs, Number(process.env['BENCH_LABEL_SAMPLES'] ?? '500'))));
     }
   } finally {
     await db.destroy();

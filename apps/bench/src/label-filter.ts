@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { migrate, openDatabase, RunQueries } from '@wrs/persistence';
+import { Client } from 'pg';
+import type { Figure } from './scenarios';
+import { percentile, round } from './stats';
+
+const WORKSPACE = 'bench-labels';
+const TARGET_MS = 20;
+
+/** Filters of different selectivity in the measured workspace (fractions of its runs). */
+const FILTERS: { readonly what: string; readonly labels: Record<string, string> }[] = [
+  { what: 'team=ml (9 %)', labels: { team: 'ml' } },
+  { what: 'team=ml, env=prod (3 %)', labels: { team: 'ml', env: 'prod' } },
+  { what: 'shard=s7 (0.9 %)', labels: { shard: 's7' } },
+  { what: 'shard=s7, team=ml (0.09 %)', labels: { shard: 's7', team: 'ml' } },
+  { what: 'batch=b42 (0.009 %)', labels: { batch: 'b42' } },
+  { what: 'team=nobody (none)', labels: { team: 'nobody' } },
+];
+
+/**
+ * `GET /runs?label=...`, first page of 20: `total` runs seeded by SQL into a schema of their own (the
+ * migrations' indexes, the projection's row shape), nine in ten of them in one workspace, the worst
+ * case for a list walked by creation time. Each filter is the list's own query (RunQueries.list),
+ * timed `samples` times after a warm-up; the schema is dropped afterwards.
+ */
+export async function labelFilterPage(databaseUrl: string, total: number, samples: number): Promise<Figure[]> {
+  const schema = `benchlabels${randomUUID().slice(0, 6)}`;
+  const database = { url: databaseUrl, schema };
+  await migrate(database);
+  const db = await openDatabase(database);
+  try {
+    const seeded = performance.now();
+    await db.query(SEED_SQL, [total, WORKSPACE]);
+    await db.query('VACUUM ANALYZE runs');
+    console.error(`labels: ${total} runs seeded and analyzed in ${Math.round((performance.now() - seeded) / 1000)} s`);
+    const queries = new RunQueries(db);
+    const figures: Figure[] = [];
+    for (const filter of FILTERS) {
+      const labels = Object.entries(filter.labels).map(([key, value]) => ({ key, value }));
+      const page = () => queries.list(WORKSPACE, { limit: 20, labels });
+      for (let i = 0; i < 20; i++) {
+        await page();
+      }
+      const times: number[] = [];
+      let shown = 0;
+      for (let i = 0; i < samples; i++) {
+        const started = performance.now();
+        shown = (await page()).items.length;
+        times.push(performance.now() - started);
+      }
+      const metric = `GET /runs first page (20) filtered by ${filter.what}, ${total.toLocaleString('en')} runs: p99 (p50 ${round(percentile(times, 50))} ms, ${shown} shown)`;
+      figures.push({ scenario: 'labels', metric, value: round(percentile(times, 99)), unit: 'ms', target: `p99 < ${TARGET_MS} ms` });
+    }
+    return figures;
+  } finally {
+    await db.destroy();
+    await dropSchema(databaseUrl, schema);
+  }
+}
+
+async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Finished runs, one a second, as the projection stores them. Labels are independent of each other:
+ * team (10 values), env (3), shard (100), batch (10,000); one run in ten has none. One run in ten
+ * belongs to one of 50 other workspaces.
+ */
+const SEED_SQL = `
+INSERT INTO runs (id, workspace_id, state, terminal, version, state_version, body, created_at, updated_at)
+SELECT id, ws, 'succeeded', true, 4, 4,
+  jsonb_build_object('runId', id, 'workspaceId', ws, 'state', 'succeeded',
+    'workload', jsonb_build_object('image', 'busybox:1.36', 'args', jsonb_build_array('echo', 'hi'), 'labels', labels),
+    'requested', jsonb_build_object('provider', 'auto', 'region', 'auto'),
+    'placement', jsonb_build_object('provider', 'simulator', 'region', 'local', 'reason', 'the only candidate', 'candidates', jsonb_build_array()),
+    'idempotencyKey', 'key-' || i, 'createdAt', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'dispatchedAt', at, 'startedAt', at, 'finishedAt', at, 'exitCode', 0, 'failure', null, 'cancellation', null, 'logLines', 1),
+  at, at
+FROM (
+  SELECT i, md5('run' || i)::uuid AS id,
+    CASE WHEN i % 10 = 3 THEN 'other-' || (i % 50) ELSE $2 END AS ws,
+    timestamptz '2026-01-01T00:00:00Z' + i * interval '1 second' AS at,
+    CASE WHEN i % 10 = 7 THEN '{}'::jsonb ELSE jsonb_build_object(
+      'team', (ARRAY['ml', 'web', 'data', 'infra', 'search', 'ads', 'mobile', 'sec', 'ops', 'core'])[1 + (hashint4(i) & 1023) % 10],
+      'env', (ARRAY['prod', 'staging', 'dev'])[1 + (hashint4(i + 1) & 1023) % 3],
+      'shard', 's' || (hashint4(i + 2) & 65535) % 100,
+      'batch', 'b' || (hashint4(i + 3) & 1048575) % 10000) END AS labels
+  FROM generate_series(1, $1::int) AS i
+) AS seeded`;
