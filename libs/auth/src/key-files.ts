@@ -55,6 +55,22 @@ export interface TokenVerificationConfig {
   readonly maxTtlSeconds?: number;
 }
 
+const NO_VERIFICATION_KEYS = 'AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE: one of them must name the token verification keys';
+
+/**
+ * What createVerifier would refuse in the configuration (no keys named, an unreadable PEM file), found
+ * without connecting anywhere: a service reports it before it waits for its dependencies.
+ */
+export function checkVerificationKeys(config: Pick<TokenVerificationConfig, 'publicKeyFiles' | 'jwksUrl'>): void {
+  if (config.jwksUrl) {
+    return;
+  }
+  if (!config.publicKeyFiles) {
+    throw new ConfigError([NO_VERIFICATION_KEYS]);
+  }
+  readPublicKeys(config.publicKeyFiles);
+}
+
 /** The verifier a service uses: keys from a JWKS URL if configured, else from PEM files. */
 export async function createVerifier(
   config: TokenVerificationConfig,
@@ -69,7 +85,7 @@ export async function createVerifier(
   } else if (config.publicKeyFiles) {
     keys = new StaticKeySource(readPublicKeys(config.publicKeyFiles));
   } else {
-    throw new ConfigError(['AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE: one of them must name the token verification keys']);
+    throw new ConfigError([NO_VERIFICATION_KEYS]);
   }
   const verifier = new AccessTokenVerifier({
     keys,

@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { createAuthSetup, type AuthSetup } from '@wrs/auth';
+import { checkVerificationKeys, createAuthSetup, type AuthSetup } from '@wrs/auth';
 import { waitAtStart, type HttpServiceEnv } from '@wrs/config';
 import { connectNats, connectRedis, ensureStreams, streamSettingsOf, StreamNames, TokenRevocations } from '@wrs/messaging';
 import { createLogger, storedKeysAsBearer } from '@wrs/observability';
@@ -33,6 +33,8 @@ export async function connectHttpService(
   service: string,
   dbPoolSize: number,
 ): Promise<HttpServiceConnections> {
+  // A configuration mistake is said at once, not after the wait for NATS and Postgres.
+  checkVerificationKeys({ publicKeyFiles: config.AUTH_PUBLIC_KEY_FILE, jwksUrl: config.AUTH_JWKS_URL });
   const nc = await waitAtStart('NATS', config.STARTUP_WAIT_SECONDS, () => connectNats(config.NATS_URL, service));
   const names = new StreamNames(config.NAMESPACE);
   const jsm = await jetstreamManager(nc);
