@@ -60,6 +60,7 @@ describeNeeding(executableMissing(KUBECTL, 'apt-get install kubectl, or put kube
     }
     const job = objects.find((o) => o.kind === 'Job')!;
     expect(job.metadata.name).toBe(`migrate-${VERSION}`);
+    expect(job.metadata.labels?.['app.kubernetes.io/version']).toBe(VERSION);
     expect((job.spec as { ttlSecondsAfterFinished?: number }).ttlSecondsAfterFinished).toBeGreaterThan(0);
   }));
 
