@@ -110,6 +110,13 @@ describeNeeding(missing)('the Compose stack (docker/compose.yaml) under podman-c
   afterAll(async () => {
     if (project && !down) {
       await project.down().catch(() => undefined);
+      // A test that failed mid-way may leave a run's container that no worker is left to remove.
+      for (const id of runIds) {
+        const left = await project.podman('ps', '-aq', '--filter', `label=io.workload-run-service.run=${id}`).catch(() => '');
+        for (const container of left.split('\n').filter(Boolean)) {
+          await project.podman('rm', '-f', container).catch(() => undefined);
+        }
+      }
     }
     await engine?.stop();
     rmSync(keysDir, { recursive: true, force: true });
