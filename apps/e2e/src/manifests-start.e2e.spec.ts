@@ -97,6 +97,8 @@ describeNeeding(missing)('the rendered manifests start', () => {
   it('a run-worker without its KEK volume does not start: the manifest test would catch a missing volume', async () => {
     const objects = await renderOverlay('dev');
     const data = objectData(objects, testOperatorSecrets(env.databaseUrl));
+    // Migrated first, so that the KEK is the only thing the worker lacks.
+    await (await start(workloadsOf(objects).find((w) => w.kind === 'Job')!, data, substitutions(objects))).exited;
     const worker = workloadsOf(objects).find((w) => w.name === 'run-worker')!;
     const container = worker.pod.containers[0]!;
     const withoutKek: Workload = {
