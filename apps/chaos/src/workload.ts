@@ -30,7 +30,7 @@ export interface FollowerRecord {
 }
 
 const EVENT_TYPES = [
-  'run.created', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed', 'run.cancel_requested', 'run.canceled', 'reset',
+  'run.created', 'run.waiting', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed', 'run.cancel_requested', 'run.canceled', 'reset',
 ];
 const TERMINAL = new Set(['run.succeeded', 'run.failed', 'run.canceled']);
 

@@ -27,7 +27,7 @@ export interface FollowContext {
 }
 
 const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<RunEventType>([
-  'run.created', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed', 'run.cancel_requested', 'run.canceled',
+  'run.created', 'run.waiting', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed', 'run.cancel_requested', 'run.canceled',
 ]);
 /** What the server's `retry:` says before it has said anything. */
 const DEFAULT_RECONNECT_MS = 1000;

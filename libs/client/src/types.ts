@@ -32,6 +32,7 @@ type EventOf<K extends RunEventType, S> = {
 
 export type RunEvent =
   | EventOf<'run.created', Schemas['RunCreatedEvent']>
+  | EventOf<'run.waiting', Schemas['RunWaitingEvent']>
   | EventOf<'run.dispatched', Schemas['RunDispatchedEvent']>
   | EventOf<'run.dispatch_refused', Schemas['RunDispatchRefusedEvent']>
   | EventOf<'run.started', Schemas['RunStartedEvent']>
@@ -79,6 +80,7 @@ export function stateAfter(type: RunEventType): RunState | undefined {
     case 'run.dispatched':
       return 'starting';
     case 'run.dispatch_refused':
+    case 'run.waiting':
       return 'queued';
     case 'run.started':
       return 'running';

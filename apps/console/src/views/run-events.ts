@@ -3,7 +3,7 @@ import { h } from '../dom';
 import type { RunEventEnvelope } from '../types';
 
 const EVENT_TYPES = [
-  'run.created', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed',
+  'run.created', 'run.waiting', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed',
   'run.cancel_requested', 'run.canceled', 'reset',
 ];
 

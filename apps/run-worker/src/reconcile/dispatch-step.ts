@@ -6,7 +6,8 @@ import { submitPlaced } from './submit';
 /**
  * Places a queued run by the `auto` policy (libs/domain's decidePlacement), records the placement as
  * `run.dispatched`, and only then submits. A candidate that refuses for certain is recorded and the
- * next one is tried, until one takes the run or none is left (the run fails, saying why).
+ * next one is tried, until one takes the run, or none can now (the run waits, saying why), or none
+ * ever will (the run fails, saying why).
  */
 export async function dispatch(context: StepContext, run: RunView): Promise<void> {
   const loads = await context.loads();
@@ -17,6 +18,11 @@ export async function dispatch(context: StepContext, run: RunView): Promise<void
     const decision = decidePlacement(state.requested, candidates, state.refusals ?? [], (c) => factsOf(context, c, run.workspaceId));
     if (decision.kind === 'fail') {
       await context.execute(run, { type: 'FailRun', failure: decision.failure, now: isoNow(context) }, at);
+      return;
+    }
+    if (decision.kind === 'wait') {
+      // Decides an event only when the reason changed; the next sweep or poke tries again.
+      await context.execute(run, { type: 'WaitRun', reason: decision.reason, message: decision.message, now: isoNow(context) }, at, `rec-${run.runId}-wait-${decision.reason}`);
       return;
     }
     const dispatched = await context.execute(run, { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) }, at, `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`);

@@ -227,6 +227,32 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     expect((await viewOf(runId)).failure).toMatchObject({ code: 'provider_error', message: expect.stringContaining('has not answered') });
   });
 
+  it('a run no candidate can take now waits, says why once, and is placed when a place frees', async () => {
+    const runId = await createdRun();
+    const full = new Reconciler(
+      new RunQueries(db),
+      handler,
+      new ProviderRegistry([first, second]),
+      offers.map((o) => ({ ...o, capacity: 0 })),
+      new CredentialVault(new ProviderCredentials(db), new Map()),
+      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
+      () => new Date(now),
+    );
+    full.poke(await viewOf(runId));
+    await eventually(async () => ((await typesOf(runId)).length === 2 ? true : undefined));
+    expect(await typesOf(runId)).toEqual(['run.created', 'run.waiting']);
+    expect((await viewOf(runId)).waiting).toMatchObject({ reason: 'no_capacity', message: expect.stringContaining('first/r1: no_capacity') });
+    // Tried again: the reason is the same, so nothing is recorded.
+    const version = (await viewOf(runId)).version;
+    full.poke(await viewOf(runId));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await viewOf(runId)).version).toBe(version);
+    await full.stop();
+    // With room (the test's usual offers), it is placed and no longer waits.
+    expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.waiting', 'run.dispatched']);
+    expect((await viewOf(runId)).waiting).toBeNull();
+  });
+
   it('a sweep goes on after one interval while a drive hangs: a slow submit holds only its own run', async () => {
     const runId = await createdRun();
     const { events } = await store.read('ws', runId);

@@ -48,6 +48,8 @@ export function describeEvent(event: RunEvent): string | undefined {
       return 'queued';
     case 'run.dispatched':
       return `starting on ${event.data.placement.provider}/${event.data.placement.region} (${event.data.placement.reason})`;
+    case 'run.waiting':
+      return `waiting (${event.data.reason}): ${event.data.message}`;
     case 'run.dispatch_refused':
       return `queued again: ${event.data.refusal.provider}/${event.data.refusal.region} refused it (${event.data.refusal.code}: ${event.data.refusal.message})`;
     case 'run.started':

@@ -426,6 +426,23 @@ export interface components {
             code: "workload_exit_nonzero" | "image_not_found" | "provider_error" | "provider_credential_missing" | "provider_lost" | "no_capacity" | "timed_out" | "cancel_unconfirmed" | "registry_auth_failed" | "image_pull_timed_out";
             message: string;
         };
+        /**
+         * @description Every candidate is ruled out for now: `no_capacity` (all places in use) or `provider_unhealthy`
+         *     (the providers `auto` would use fail their health checks). The run is placed as soon as one can
+         *     take it; a `run.waiting` event is sent when the reason changes, not on every attempt. Treat a
+         *     reason you do not know as a reason to wait.
+         */
+        Waiting: {
+            /** @enum {string} */
+            reason: "no_capacity" | "provider_unhealthy";
+            /** @description Each candidate and why it cannot take the run now. */
+            message: string;
+            /**
+             * Format: date-time
+             * @description When the run began to wait for this reason.
+             */
+            since: string;
+        };
         Cancellation: {
             requestedBy: string;
             /** Format: date-time */
@@ -456,6 +473,8 @@ export interface components {
             exitCode: number | null;
             failure: components["schemas"]["Failure"] | components["schemas"]["NullValue"];
             cancellation: components["schemas"]["Cancellation"] | components["schemas"]["NullValue"];
+            /** @description Why a `queued` run is not running yet, and since when; null (or absent) otherwise. */
+            waiting?: components["schemas"]["Waiting"] | components["schemas"]["NullValue"];
             /** @description How many log lines the run recorded (at most 1000; each at most 4096 characters). The lines are `run.log` events. */
             logLines: number;
             /** @description Sequence of the last state-changing event folded into this state (any event but `run.log`, so a log line does not change it); 0 in the answer to its create. */
@@ -467,9 +486,9 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        RunEventType: "run.created" | "run.dispatched" | "run.dispatch_refused" | "run.started" | "run.log" | "run.succeeded" | "run.failed" | "run.cancel_requested" | "run.canceled";
+        RunEventType: "run.created" | "run.waiting" | "run.dispatched" | "run.dispatch_refused" | "run.started" | "run.log" | "run.succeeded" | "run.failed" | "run.cancel_requested" | "run.canceled";
         /** @description The `data:` of one Server-Sent Event: the event type, the run, the time, and a payload per type. */
-        RunEvent: components["schemas"]["RunCreatedEvent"] | components["schemas"]["RunDispatchedEvent"] | components["schemas"]["RunDispatchRefusedEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["RunLogEvent"] | components["schemas"]["RunSucceededEvent"] | components["schemas"]["RunFailedEvent"] | components["schemas"]["RunCancelRequestedEvent"] | components["schemas"]["RunCanceledEvent"];
+        RunEvent: components["schemas"]["RunCreatedEvent"] | components["schemas"]["RunWaitingEvent"] | components["schemas"]["RunDispatchedEvent"] | components["schemas"]["RunDispatchRefusedEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["RunLogEvent"] | components["schemas"]["RunSucceededEvent"] | components["schemas"]["RunFailedEvent"] | components["schemas"]["RunCancelRequestedEvent"] | components["schemas"]["RunCanceledEvent"];
         /** @description The `data:` of an `event: reset`: events were removed; here is where the run stands. */
         RunReset: {
             /** @enum {string} */
@@ -530,6 +549,24 @@ export interface components {
              * @enum {string}
              */
             type: "run.dispatched";
+        };
+        /** @description No candidate can take the queued run now, for this reason (sent when the reason changes). */
+        RunWaitingEvent: components["schemas"]["RunEventEnvelope"] & {
+            /** @enum {string} */
+            type?: "run.waiting";
+            data?: {
+                /** @enum {string} */
+                reason: "no_capacity" | "provider_unhealthy";
+                message: string;
+                /** Format: date-time */
+                at: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.waiting";
         };
         /**
          * @description The provider the run was dispatched to refused it for certain (nothing runs there): the run is

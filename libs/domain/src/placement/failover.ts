@@ -1,4 +1,4 @@
-import type { Failover, Failure, FailureCode, Placement, PlacementCandidate } from '../run/run.events';
+import type { Failover, Failure, FailureCode, Placement, PlacementCandidate, WaitReason } from '../run/run.events';
 import { AUTO, AUTO_POLICY } from './placement';
 
 /** What the worker knows of a candidate when it places a run: nothing here calls a provider. */
@@ -13,13 +13,15 @@ export interface CandidateFacts {
 
 export type PlacementDecision =
   | { readonly kind: 'place'; readonly placement: Placement }
+  | { readonly kind: 'wait'; readonly reason: WaitReason; readonly message: string }
   | { readonly kind: 'fail'; readonly failure: Failure };
 
 /**
  * Where a run goes next: the first candidate (in policy order) that no earlier dispatch of the run saw
  * refused and that the worker's facts do not rule out. A candidate that is unavailable or full is
  * skipped; one that is unhealthy is skipped only for `auto` (a provider asked for by name is tried
- * anyway). The placement lists every refusal and skip before it; with none left, the run fails.
+ * anyway). The placement lists every refusal and skip before it. With none left, the run waits when
+ * a skipped candidate may take it later (full, unhealthy: the first such gives the reason), else fails.
  */
 export function decidePlacement(
   requested: { readonly provider: string; readonly region: string },
@@ -49,6 +51,11 @@ export function decidePlacement(
     };
   }
   const tried = failovers.map((f) => `${f.provider}/${f.region}: ${f.code}: ${f.message}`).join('; ');
+  // A candidate that is full or unhealthy may take the run later: the run waits for it.
+  const passing = failovers.slice(refusals.length).find((f) => f.code === 'no_capacity' || f.code === 'unhealthy');
+  if (passing) {
+    return { kind: 'wait', reason: passing.code === 'unhealthy' ? 'provider_unhealthy' : 'no_capacity', message: `waiting: ${tried}` };
+  }
   return {
     kind: 'fail',
     failure: {

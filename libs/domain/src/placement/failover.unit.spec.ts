@@ -30,6 +30,17 @@ describe('placement with failover (pure)', () => {
     expect(decidePlacement(auto, [a1], [], facts({ a: { available: false } }))).toMatchObject({ kind: 'fail', failure: { code: 'provider_error' } });
   });
 
+  it('waits when every candidate left is full or unhealthy: the first such gives the reason', () => {
+    expect(decidePlacement(auto, [a1, b1], [], facts({ a: { capacity: 0 }, b: { unhealthy: 'probe failed' } }))).toMatchObject({
+      kind: 'wait',
+      reason: 'no_capacity',
+      message: expect.stringContaining('b/r1: unhealthy'),
+    });
+    expect(decidePlacement(auto, [a1, b1], [refusedAt(a1)], facts({ b: { unhealthy: 'probe failed' } }))).toMatchObject({ kind: 'wait', reason: 'provider_unhealthy' });
+    // A refusal is for good: a run every candidate refused fails.
+    expect(decidePlacement(auto, [a1], [refusedAt(a1, 'no_capacity')], facts({}))).toMatchObject({ kind: 'fail' });
+  });
+
   it('fails with the one reason every candidate gave, else no_capacity', () => {
     expect(decidePlacement(auto, [a1, b1], [refusedAt(a1, 'registry_auth_failed'), refusedAt(b1, 'registry_auth_failed')], facts({}))).toMatchObject({
       kind: 'fail',

@@ -1,4 +1,4 @@
-import { LOG_LIMITS, type Failover, type Failure, type Placement, type RunCreation, type RunEvent } from './run.events';
+import { LOG_LIMITS, type Failover, type Failure, type Placement, type RunCreation, type RunEvent, type WaitReason } from './run.events';
 import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
 
 /**
@@ -8,6 +8,8 @@ import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
 export type RunCommand =
   | ({ readonly type: 'CreateRun'; readonly now: string } & RunCreation)
   | { readonly type: 'DispatchRun'; readonly placement: Placement; readonly now: string }
+  /** No candidate can take the queued run now; decides an event only when the reason changes. */
+  | { readonly type: 'WaitRun'; readonly reason: WaitReason; readonly message: string; readonly now: string }
   /** The provider the run was dispatched to refused it for certain: nothing runs there. */
   | { readonly type: 'RefuseDispatch'; readonly refusal: Failover; readonly now: string }
   | { readonly type: 'MarkRunStarted'; readonly now: string }
@@ -52,6 +54,10 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
     case 'DispatchRun':
       return state.state === 'queued'
         ? [{ type: 'run.dispatched', data: { placement: command.placement, at: command.now } }]
+        : [];
+    case 'WaitRun':
+      return state.state === 'queued' && state.waiting?.reason !== command.reason
+        ? [{ type: 'run.waiting', data: { reason: command.reason, message: command.message, at: command.now } }]
         : [];
     case 'RefuseDispatch':
       // Only the dispatch it answers: a refusal that arrives after a cancel, or for an older placement, changes nothing.

@@ -41,6 +41,8 @@ function modelApply(m: Model, command: RunCommand): void {
     case 'RefuseDispatch':
       m.state = s === 'starting' ? 'queued' : s;
       return;
+    case 'WaitRun':
+      return;
     case 'MarkRunStarted':
       m.state = s === 'starting' ? 'running' : s;
       return;
@@ -148,6 +150,10 @@ const commandArb: fc.Arbitrary<RunCommand> = fc.oneof(
   fc.integer({ min: 0, max: 2 }).map((exitCode): RunCommand => ({ type: 'CompleteRun', exitCode, now: NOW })),
   fc.constant<RunCommand>({ type: 'FailRun', failure: { code: 'provider_lost', message: 'lost' }, now: NOW }),
   fc.constant<RunCommand>({ type: 'FailRun', failure: { code: 'cancel_unconfirmed', message: 'not confirmed' }, now: NOW }),
+  fc.constantFrom<RunCommand>(
+    { type: 'WaitRun', reason: 'no_capacity', message: 'full', now: NOW },
+    { type: 'WaitRun', reason: 'provider_unhealthy', message: 'unhealthy', now: NOW },
+  ),
   fc.constant<RunCommand>({ type: 'RefuseDispatch', refusal: { provider: 'simulator', region: 'local-1', code: 'provider_error', message: 'refused' }, now: NOW }),
   fc.constant<RunCommand>({ type: 'CancelRun', requestedBy: 'alice', now: NOW }),
   fc.constant<RunCommand>({ type: 'ConfirmRunCanceled', now: NOW }),

@@ -97,6 +97,23 @@ describe('run decider', () => {
     });
   });
 
+  describe('WaitRun', () => {
+    const wait = (reason: 'no_capacity' | 'provider_unhealthy', now = T1): RunCommand => ({ type: 'WaitRun', reason, message: 'all full', now });
+    const waiting = (reason: 'no_capacity' | 'provider_unhealthy', at = T1): RunEvent => ({ type: 'run.waiting', data: { reason, message: 'all full', at } });
+    it('says why a queued run waits, and since when', () => {
+      given([created]).when(wait('no_capacity')).then([waiting('no_capacity')]);
+      expect(fold([created, waiting('no_capacity')])).toMatchObject({ state: 'queued', waiting: { reason: 'no_capacity', since: T1 } });
+    });
+    it('decides nothing while the reason stays the same; a new reason is a new event', () => {
+      given([created, waiting('no_capacity')]).when(wait('no_capacity', T2)).then([]);
+      given([created, waiting('no_capacity')]).when(wait('provider_unhealthy', T2)).then([waiting('provider_unhealthy', T2)]);
+    });
+    it('decides nothing once placed, and placing ends the wait', () => {
+      given([created, dispatched]).when(wait('no_capacity')).then([]);
+      expect(fold([created, waiting('no_capacity'), dispatched])?.waiting).toBeNull();
+    });
+  });
+
   describe('RefuseDispatch', () => {
     const refusal = { provider: 'simulator', region: 'local-1', code: 'provider_error', message: 'refused' } as const;
     const refuse: RunCommand = { type: 'RefuseDispatch', refusal, now: T2 };

@@ -61,6 +61,13 @@ export const FAILOVER_CODES = [
 ] as const;
 export type FailoverCode = (typeof FAILOVER_CODES)[number];
 
+/**
+ * Why a queued run is not running yet, when every candidate is ruled out for a reason that passes:
+ * all places are in use, or the providers `auto` would use are unhealthy.
+ */
+export const WAIT_REASONS = ['no_capacity', 'provider_unhealthy'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
 /** Log lines kept as events per run, and the longest line: a chatty workload cannot flood the stream. */
 export const LOG_LIMITS = { maxLinesPerRun: 1000, maxLineLength: 4096 } as const;
 
@@ -100,6 +107,8 @@ export interface RunCreation {
 export type RunEvent =
   | { readonly type: 'run.created'; readonly data: RunCreation & { readonly at: string } }
   | { readonly type: 'run.dispatched'; readonly data: { readonly placement: Placement; readonly at: string } }
+  /** No candidate can take the queued run now, for this reason: recorded when the reason changes, not per attempt. */
+  | { readonly type: 'run.waiting'; readonly data: { readonly reason: WaitReason; readonly message: string; readonly at: string } }
   /** The dispatched-to provider refused the workload for certain (nothing runs): the run is queued again. */
   | { readonly type: 'run.dispatch_refused'; readonly data: { readonly refusal: Failover; readonly at: string } }
   | { readonly type: 'run.started'; readonly data: { readonly at: string } }
@@ -119,6 +128,7 @@ export type RunEventType = RunEvent['type'];
 
 export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   'run.created',
+  'run.waiting',
   'run.dispatched',
   'run.dispatch_refused',
   'run.started',

@@ -19,6 +19,7 @@ export function toRunResource(run: RunView): Record<string, unknown> {
     exitCode: run.exitCode,
     failure: run.failure,
     cancellation: run.cancellation,
+    waiting: run.state === 'queued' ? (run.waiting ?? null) : null,
     logLines: run.logLines,
     version: run.stateVersion,
   };

@@ -1,4 +1,4 @@
-import type { Failover, Failure, Placement, RunEvent, Workload } from './run.events';
+import type { Failover, Failure, Placement, RunEvent, WaitReason, Workload } from './run.events';
 
 export const RUN_STATES = [
   'queued',
@@ -40,6 +40,8 @@ export interface RunState {
    * in rows projected before refusals existed, which means none.
    */
   readonly refusals?: readonly Failover[];
+  /** Why a queued run is not running yet, and since when; absent (or null) once placed, or never waited. */
+  readonly waiting?: { readonly reason: WaitReason; readonly message: string; readonly since: string } | null;
 }
 
 /** `null` is the state of a run that has no events yet. */
@@ -75,8 +77,10 @@ export function evolve(current: MaybeRunState, event: RunEvent): MaybeRunState {
     return current;
   }
   switch (event.type) {
+    case 'run.waiting':
+      return { ...current, waiting: { reason: event.data.reason, message: event.data.message, since: event.data.at } };
     case 'run.dispatched':
-      return { ...current, state: 'starting', placement: event.data.placement, dispatchedAt: event.data.at };
+      return { ...current, state: 'starting', placement: event.data.placement, dispatchedAt: event.data.at, waiting: null };
     case 'run.dispatch_refused':
       return {
         ...current,
