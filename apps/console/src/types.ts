@@ -14,7 +14,7 @@ export interface Run {
   workspaceId: string;
   state: string;
   terminal: boolean;
-  workload: { image: string; command?: string[]; args?: string[]; env?: Record<string, string>; timeoutSeconds?: number };
+  workload: { image: string; command?: string[]; args?: string[]; env?: Record<string, string>; timeoutSeconds?: number; labels?: Record<string, string> };
   provider: string;
   region: string;
   placement: Placement | null;

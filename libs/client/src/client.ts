@@ -4,7 +4,7 @@ import { followRun, type FollowItem, type FollowOptions } from './follow';
 import { PINNED_CONTRACT_VERSION } from './generated/contract-version';
 import { DEFAULT_RETRY_POLICY } from './retry-policy';
 import { Transport, type Answer, type TransportOptions } from './transport';
-import type { ApiResult, CreatedRun, CreateRunRequest, ListRunsQuery, SuccessBody } from './types';
+import type { ApiResult, CreatedRun, CreateRunRequest, ListRunsFilter, SuccessBody } from './types';
 import { isCompatibleContract } from './version-compatibility';
 
 export type WrsClientOptions = TransportOptions;
@@ -85,12 +85,17 @@ export class WrsClient {
    * GET /runs: the workspace's runs, newest first, one page (`nextCursor` for the next). A client that
    * lost a create's answer finds its run with `{ idempotencyKey }`.
    */
-  async listRuns(query: ListRunsQuery = {}, options: { signal?: AbortSignal } = {}): Promise<ApiResult<SuccessBody<'/runs', 'get', 200>>> {
+  async listRuns(filter: ListRunsFilter = {}, options: { signal?: AbortSignal } = {}): Promise<ApiResult<SuccessBody<'/runs', 'get', 200>>> {
+    const { labels, label, ...query } = filter;
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined) {
         search.set(name, Array.isArray(value) ? value.join(',') : String(value));
       }
+    }
+    // A label is repeated, one `key=value` each; `state` is one comma-separated value.
+    for (const selector of [...(label ?? []), ...Object.entries(labels ?? {}).map(([key, value]) => `${key}=${value}`)]) {
+      search.append('label', selector);
     }
     const qs = search.toString();
     return result(

@@ -10,6 +10,8 @@ export type VersionInfo = Schemas['Version'];
 export type CreateRunRequest = Schemas['CreateRunRequest'];
 /** GET /runs's filters and paging, as the contract defines them. */
 export type ListRunsQuery = NonNullable<paths['/runs']['get']['parameters']['query']>;
+/** `listRuns`'s filters: the contract's, and `labels` as an object (each entry sent as `label=key=value`). */
+export type ListRunsFilter = ListRunsQuery & { readonly labels?: Readonly<Record<string, string>> };
 export type Workload = Schemas['Workload'];
 export type Problem = Schemas['Problem'];
 export type ProblemCode = Schemas['ProblemCode'];

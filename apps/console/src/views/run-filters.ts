@@ -7,6 +7,8 @@ export interface RunFilters {
   createdAfter?: string;
   createdBefore?: string;
   idempotencyKey?: string;
+  /** `key=value` label filters; a run must have all of them (repeated `label` in the URL, as in the API). */
+  labels?: string[];
 }
 
 export function filtersFromUrl(search: string): RunFilters {
@@ -17,6 +19,7 @@ export function filtersFromUrl(search: string): RunFilters {
     createdAfter: value('createdAfter'),
     createdBefore: value('createdBefore'),
     idempotencyKey: value('idempotencyKey'),
+    labels: params.getAll('label').filter(Boolean),
   };
 }
 
@@ -31,10 +34,13 @@ export function filtersToQuery(filters: RunFilters): URLSearchParams {
       params.set(name, value);
     }
   }
+  for (const label of filters.labels ?? []) {
+    params.append('label', label);
+  }
   return params;
 }
 
-/** The filter form: state checkboxes, a creation-time window (local time) and an Idempotency-Key. */
+/** The filter form: state checkboxes, a creation-time window (local time), an Idempotency-Key and labels. */
 export function filterForm(current: RunFilters, onApply: (filters: RunFilters) => void): HTMLFormElement {
   const boxes = RUN_STATES.map((state) =>
     h('input', { type: 'checkbox', id: `state-${state}`, name: 'state', value: state, checked: current.states.includes(state) }),
@@ -42,6 +48,14 @@ export function filterForm(current: RunFilters, onApply: (filters: RunFilters) =
   const after = h('input', { type: 'datetime-local', id: 'created-after', step: '1', value: toLocalInput(current.createdAfter) });
   const before = h('input', { type: 'datetime-local', id: 'created-before', step: '1', value: toLocalInput(current.createdBefore) });
   const key = h('input', { type: 'text', id: 'idempotency-key', autocomplete: 'off', value: current.idempotencyKey ?? '' });
+  const labels = h('input', {
+    type: 'text',
+    id: 'labels',
+    autocomplete: 'off',
+    placeholder: 'team=ml env=prod',
+    'aria-describedby': 'labels-help',
+    value: (current.labels ?? []).join(' '),
+  });
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Filter runs' },
@@ -56,6 +70,13 @@ export function filterForm(current: RunFilters, onApply: (filters: RunFilters) =
     h('div', { class: 'field' }, h('label', { for: 'idempotency-key' }, 'Idempotency-Key'), key),
     h(
       'div',
+      { class: 'field' },
+      h('label', { for: 'labels' }, 'Labels'),
+      labels,
+      h('p', { class: 'help', id: 'labels-help' }, 'key=value, separated by spaces; a run must have all of them.'),
+    ),
+    h(
+      'div',
       { class: 'actions' },
       h('button', { type: 'submit' }, 'Apply filters'),
       h('button', { type: 'reset', class: 'secondary' }, 'Clear'),
@@ -66,6 +87,7 @@ export function filterForm(current: RunFilters, onApply: (filters: RunFilters) =
     createdAfter: fromLocalInput(after.value),
     createdBefore: fromLocalInput(before.value),
     idempotencyKey: key.value.trim() || undefined,
+    labels: labels.value.split(/\s+/).filter(Boolean),
   });
   form.addEventListener('submit', (event) => {
     event.preventDefault();

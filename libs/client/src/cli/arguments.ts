@@ -6,9 +6,9 @@ export const USAGE = `usage: wrs [--json] <command>
   version                              the deployed API and contract; checks this client fits it
   workspace                            the workspace the token is bound to, with its limits
   runs create --image IMAGE --provider P --region R
-              [--command C]... [--arg A]... [--env K=V]... [--timeout SECONDS]
+              [--command C]... [--arg A]... [--env K=V]... [--label K=V]... [--timeout SECONDS]
               [--idempotency-key KEY] [--follow [--workload-exit-code]] [-- COMMAND...]
-  runs list [--state S]... [--created-after TIME] [--created-before TIME]
+  runs list [--state S]... [--label K=V]... [--created-after TIME] [--created-before TIME]
             [--idempotency-key KEY] [--limit N] [--cursor CURSOR]
   runs get RUN_ID
   runs events RUN_ID [--follow [--workload-exit-code]] [--after EVENT_ID]
@@ -28,6 +28,7 @@ const OPTIONS = {
   command: { type: 'string', multiple: true },
   arg: { type: 'string', multiple: true },
   env: { type: 'string', multiple: true },
+  label: { type: 'string', multiple: true },
   provider: { type: 'string' },
   region: { type: 'string' },
   timeout: { type: 'string' },
@@ -51,8 +52,8 @@ export type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; all
 const ALLOWED: Record<string, readonly OptionName[]> = {
   version: [],
   workspace: [],
-  'runs create': ['image', 'command', 'arg', 'env', 'provider', 'region', 'timeout', 'idempotency-key', 'follow', 'workload-exit-code'],
-  'runs list': ['state', 'created-after', 'created-before', 'idempotency-key', 'limit', 'cursor'],
+  'runs create': ['image', 'command', 'arg', 'env', 'label', 'provider', 'region', 'timeout', 'idempotency-key', 'follow', 'workload-exit-code'],
+  'runs list': ['state', 'label', 'created-after', 'created-before', 'idempotency-key', 'limit', 'cursor'],
   'runs get': [],
   'runs events': ['follow', 'after', 'workload-exit-code'],
   'runs cancel': [],

@@ -9,6 +9,9 @@ export function runLines(run: Run): string[] {
   if (run.workload.command?.length) {
     lines.push(`  command    ${run.workload.command.join(' ')}`);
   }
+  if (run.workload.labels && Object.keys(run.workload.labels).length > 0) {
+    lines.push(`  labels     ${labelsText(run.workload.labels)}`);
+  }
   lines.push(`  requested  ${run.provider}/${run.region}`);
   if (run.placement) {
     lines.push(`  placed on  ${run.placement.provider}/${run.placement.region} (${run.placement.reason})`);
@@ -28,6 +31,13 @@ export function runLines(run: Run): string[] {
   }
   lines.push(`  log lines  ${run.logLines}`, `  version    ${run.version}`);
   return lines;
+}
+
+/** `key=value` pairs as `--label` and `label=` take them. */
+export function labelsText(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
 }
 
 export function versionLines(info: VersionInfo, pinned: string): string[] {

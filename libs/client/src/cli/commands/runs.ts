@@ -1,10 +1,10 @@
 import type { WrsClient } from '../../client';
-import type { ApiResult, CreateRunRequest, ListRunsQuery, Run, RunState, Workload } from '../../types';
+import type { ApiResult, CreateRunRequest, ListRunsFilter, Run, RunState, Workload } from '../../types';
 import type { Invocation } from '../arguments';
 import { EXIT, UsageError, type ExitCode } from '../exit-codes';
 import { followAndShow } from '../follow-view';
 import type { CliIo } from '../io';
-import { itemJson, runLines } from '../render';
+import { itemJson, labelsText, runLines } from '../render';
 
 /** `wrs runs create`: one logical create (one Idempotency-Key, reused by every retry), then maybe follow it. */
 export async function createRunCommand(client: WrsClient, io: CliIo, invocation: Invocation): Promise<ExitCode> {
@@ -38,7 +38,10 @@ function createRequestOf({ options, rest }: Invocation): CreateRunRequest {
     workload.args = options.arg;
   }
   if (options.env?.length) {
-    workload.env = Object.fromEntries(options.env.map(envPair));
+    workload.env = Object.fromEntries(options.env.map((entry) => pairOf('--env', 'NAME=VALUE', entry)));
+  }
+  if (options.label?.length) {
+    workload.labels = labelsOf(options.label);
   }
   if (options.timeout !== undefined) {
     const seconds = Number(options.timeout);
@@ -50,12 +53,17 @@ function createRequestOf({ options, rest }: Invocation): CreateRunRequest {
   return { workload, provider: options.provider, region: options.region };
 }
 
-function envPair(entry: string): [string, string] {
+function pairOf(flag: string, form: string, entry: string): [string, string] {
   const equals = entry.indexOf('=');
   if (equals < 1) {
-    throw new UsageError(`--env takes NAME=VALUE, got ${JSON.stringify(entry)}`);
+    throw new UsageError(`${flag} takes ${form}, got ${JSON.stringify(entry)}`);
   }
   return [entry.slice(0, equals), entry.slice(equals + 1)];
+}
+
+/** `--label K=V`, repeated: the server checks the form and names any key it refuses. */
+function labelsOf(entries: readonly string[]): Record<string, string> {
+  return Object.fromEntries(entries.map((entry) => pairOf('--label', 'KEY=VALUE (the value may be empty)', entry)));
 }
 
 /** `wrs runs get`: the run's current derived state. */
@@ -100,9 +108,12 @@ const CANCEL_READ_BACK_MS = 5000;
 /** `wrs runs list`: one page of the workspace's runs, newest first; the next page's command on stderr. */
 export async function listRunsCommand(client: WrsClient, io: CliIo, invocation: Invocation): Promise<ExitCode> {
   const { options } = invocation;
-  const query: ListRunsQuery = {};
+  const query: { -readonly [K in keyof ListRunsFilter]: ListRunsFilter[K] } = {};
   if (options.state?.length) {
     query.state = options.state.flatMap((s) => s.split(',')) as RunState[];
+  }
+  if (options.label?.length) {
+    query.labels = labelsOf(options.label);
   }
   if (options['created-after']) {
     query.createdAfter = options['created-after'];
@@ -130,7 +141,8 @@ export async function listRunsCommand(client: WrsClient, io: CliIo, invocation: 
   }
   for (const run of page.value.items) {
     const placed = run.placement ? `${run.placement.provider}/${run.placement.region}` : `${run.provider}/${run.region}`;
-    io.out(`${run.id}  ${run.state.padEnd(9)}  ${run.createdAt}  ${placed}  ${run.workload.image}`);
+    const labels = run.workload.labels && Object.keys(run.workload.labels).length > 0 ? `  ${labelsText(run.workload.labels)}` : '';
+    io.out(`${run.id}  ${run.state.padEnd(9)}  ${run.createdAt}  ${placed}  ${run.workload.image}${labels}`);
   }
   if (page.value.nextCursor) {
     io.err(`more: wrs runs list --cursor ${page.value.nextCursor} (with the same filters)`);
