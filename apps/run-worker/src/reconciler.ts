@@ -1,4 +1,4 @@
-import { isTerminalState, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
+import { isTerminalState, pastDeadline, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
 import type { RunCommandHandler, Snapshot } from '@wrs/messaging';
 import type { RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
@@ -162,6 +162,11 @@ export class Reconciler {
   }
 
   private async drive(run: RunView): Promise<void> {
+    if (pastDeadline(run, this.clock().getTime())) {
+      // Queued: canceled at once, never started. Started: canceling, then the cancel step stops it.
+      await this.execute(run, { type: 'CancelRun', requestedBy: 'system', reason: 'deadline_exceeded', now: this.clock().toISOString() });
+      return;
+    }
     switch (run.state) {
       case 'queued':
         return dispatch(this.context, run);

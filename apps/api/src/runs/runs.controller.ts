@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
 import { toRunResource, type RunView } from '@wrs/domain';
+import { cancelAfterSeconds } from './cancel-after';
 import { preferredWaitSeconds } from './prefer-wait';
 import { RunWaits } from './run-waits';
 import { RunsService } from './runs.service';
@@ -42,10 +43,11 @@ export class RunsController {
     @Res({ passthrough: true }) res: Response,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Headers('prefer') prefer: string | undefined,
+    @Headers('cancel-after') cancelAfter: string | undefined,
     @Body() body: CreateRunDto,
   ): Promise<Record<string, unknown>> {
     const key = requireIdempotencyKey(idempotencyKey);
-    const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body);
+    const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body, cancelAfterSeconds(cancelAfter));
     if (replayed) {
       idempotentReplays.inc();
     } else {

@@ -38,6 +38,8 @@ export class RunsService {
     workspaceId: string,
     idempotencyKey: string,
     body: CreateRunDto,
+    /** `Cancel-After`, in seconds: part of the request, so part of its fingerprint. */
+    cancelAfter?: number,
   ): Promise<CreateRunOutcome> {
     const placement = checkRequestedPlacement(this.offers, body.provider, body.region);
     if (!placement.ok) {
@@ -46,7 +48,8 @@ export class RunsService {
       });
     }
     const canonical = canonicalize(body) as CreateRunDto;
-    const fingerprint = fingerprintOf(canonical);
+    // Without the header the fingerprint is the body's alone, as before the header existed.
+    const fingerprint = cancelAfter === undefined ? fingerprintOf(canonical) : fingerprintOf({ body: canonical, cancelAfter });
     const keyHash = sha256Hex(idempotencyKey);
     // The cache and the quota are independent questions: ask both at once (one round trip each).
     const [begun, quota] = await Promise.all([
@@ -54,7 +57,7 @@ export class RunsService {
       this.activeRunsQuota(workspaceId).catch((error: unknown) => ({ error })),
     ]);
     if ('finished' in begun) {
-      return this.replay(begun.finished, fingerprint, workspaceId, idempotencyKey, canonical);
+      return this.replay(begun.finished, fingerprint, workspaceId, idempotencyKey, canonical, cancelAfter);
     }
     const lock = begun.lock;
     if (lock === 'held-by-another') {
@@ -74,7 +77,7 @@ export class RunsService {
       if (winner.fingerprint !== fingerprint) {
         throw new ProblemError('idempotency_conflict');
       }
-      const command = createCommand(winner, workspaceId, idempotencyKey, canonical);
+      const command = createCommand(winner, workspaceId, idempotencyKey, canonical, cancelAfter);
       // Also on a replay: if the first request died between its claim and this append, the retry
       // finishes its work (the body is the same, the fingerprint says so).
       await this.record(command);
@@ -143,11 +146,12 @@ export class RunsService {
     workspaceId: string,
     idempotencyKey: string,
     body: CreateRunDto,
+    cancelAfter: number | undefined,
   ): CreateRunOutcome {
     if (claim.fingerprint !== fingerprint) {
       throw new ProblemError('idempotency_conflict');
     }
-    return { run: pendingRun(createCommand(claim, workspaceId, idempotencyKey, body)), replayed: true };
+    return { run: pendingRun(createCommand(claim, workspaceId, idempotencyKey, body, cancelAfter)), replayed: true };
   }
 
   /** Read-your-writes: a run the projection has not caught up with is read from its events. */
@@ -163,8 +167,10 @@ export class RunsService {
   }
 }
 
-function createCommand(claim: IdempotencyClaim, workspaceId: string, idempotencyKey: string, body: CreateRunDto): CreateRun {
+function createCommand(claim: IdempotencyClaim, workspaceId: string, idempotencyKey: string, body: CreateRunDto, cancelAfter?: number): CreateRun {
   return {
+    // From the claim's time, so every replay computes the same deadline.
+    ...(cancelAfter !== undefined ? { deadline: new Date(Date.parse(claim.createdAt) + cancelAfter * 1000).toISOString() } : {}),
     type: 'CreateRun',
     runId: claim.runId,
     workspaceId,

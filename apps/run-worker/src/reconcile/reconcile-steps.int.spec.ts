@@ -133,11 +133,20 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     return toRunView(state, version);
   }
 
-  async function createdRun(provider = 'auto'): Promise<string> {
+  async function createdRun(provider = 'auto', deadline?: string): Promise<string> {
     const runId = randomUUID();
     const created: RunEvent = {
       type: 'run.created',
-      data: { runId, workspaceId: 'ws', workload: { image: 'busybox' }, provider, region: 'auto', idempotencyKey: randomUUID(), at: new Date(now).toISOString() },
+      data: {
+        runId,
+        workspaceId: 'ws',
+        workload: { image: 'busybox' },
+        provider,
+        region: 'auto',
+        idempotencyKey: randomUUID(),
+        ...(deadline ? { deadline } : {}),
+        at: new Date(now).toISOString(),
+      },
     };
     await store.append('ws', runId, [created], 0, 'create');
     return runId;
@@ -145,7 +154,11 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
 
   /** A run dispatched (one drive), taken by the first provider, and started (the next drive). */
   async function startedRun(): Promise<string> {
-    const runId = await createdRun();
+    return startedRunWithDeadline(undefined);
+  }
+
+  async function startedRunWithDeadline(deadline: string | undefined): Promise<string> {
+    const runId = await createdRun('auto', deadline);
     await driveUntil(runId, 2);
     // Poked until started: a poke while the first drive still holds the run is a no-op.
     const types = await eventually(async () => {
@@ -251,6 +264,20 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     // With room (the test's usual offers), it is placed and no longer waits.
     expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.waiting', 'run.dispatched']);
     expect((await viewOf(runId)).waiting).toBeNull();
+  });
+
+  it('a queued run past its deadline is canceled without starting; a running one is stopped, both deadline_exceeded', async () => {
+    const queued = await createdRun('auto', new Date(now - 1).toISOString());
+    expect(await driveUntil(queued, 2)).toEqual(['run.created', 'run.canceled']);
+    expect((await viewOf(queued)).cancellation).toMatchObject({ requestedBy: 'system', reason: 'deadline_exceeded' });
+    expect(first.held.has(queued) || second.held.has(queued)).toBe(false); // never submitted
+
+    const running = await startedRunWithDeadline(new Date(now + 60_000).toISOString());
+    now += 60_001;
+    expect(await driveUntil(running, 4)).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.cancel_requested']);
+    expect(await driveUntil(running, 5)).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.cancel_requested', 'run.canceled']);
+    expect((await viewOf(running)).cancellation).toMatchObject({ reason: 'deadline_exceeded' });
+    expect(first.held.has(running)).toBe(false);
   });
 
   it('a sweep goes on after one interval while a drive hangs: a slow submit holds only its own run', async () => {

@@ -447,6 +447,11 @@ export interface components {
             requestedBy: string;
             /** Format: date-time */
             requestedAt: string;
+            /**
+             * @description Why the service canceled the run itself (absent when a person or program asked); `deadline_exceeded` is the create's `Cancel-After`.
+             * @enum {string}
+             */
+            reason?: "deadline_exceeded";
         };
         Run: {
             /** Format: uuid */
@@ -473,6 +478,11 @@ export interface components {
             exitCode: number | null;
             failure: components["schemas"]["Failure"] | components["schemas"]["NullValue"];
             cancellation: components["schemas"]["Cancellation"] | components["schemas"]["NullValue"];
+            /**
+             * Format: date-time
+             * @description When the service cancels the run if it has not finished (the create's `Cancel-After`, queue time included); null without one.
+             */
+            deadline?: string | null;
             /** @description Why a `queued` run is not running yet, and since when; null (or absent) otherwise. */
             waiting?: components["schemas"]["Waiting"] | components["schemas"]["NullValue"];
             /** @description How many log lines the run recorded (at most 1000; each at most 4096 characters). The lines are `run.log` events. */
@@ -525,6 +535,11 @@ export interface components {
                 provider: string;
                 region: string;
                 idempotencyKey: string;
+                /**
+                 * Format: date-time
+                 * @description When the run is canceled if not finished (`Cancel-After`).
+                 */
+                deadline?: string;
                 /** Format: date-time */
                 at: string;
             };
@@ -686,6 +701,11 @@ export interface components {
         CancellationEventData: {
             /** @description The subject of the token that asked, or system. */
             requestedBy: string;
+            /**
+             * @description Why the service canceled the run itself.
+             * @enum {string}
+             */
+            reason?: "deadline_exceeded";
             /** Format: date-time */
             at: string;
         };
@@ -1109,6 +1129,13 @@ export interface operations {
                  *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
                  */
                 Prefer?: string;
+                /**
+                 * @description A deadline from the create, queue time included (as Replicate's): seconds (`90`) or a duration
+                 *     (`90s`, `5m`, `1h30m`), 1 s to 168 h. A run still queued then is `canceled` without starting; a
+                 *     started one is canceled; both with `cancellation.reason` `deadline_exceeded`. Part of the
+                 *     Idempotency-Key's fingerprint: the same key with another `Cancel-After` is a 409.
+                 */
+                "Cancel-After"?: string;
             };
             path?: never;
             cookie?: never;

@@ -1,4 +1,4 @@
-import { LOG_LIMITS, type Failover, type Failure, type Placement, type RunCreation, type RunEvent, type WaitReason } from './run.events';
+import { LOG_LIMITS, type CancelReason, type Failover, type Failure, type Placement, type RunCreation, type RunEvent, type WaitReason } from './run.events';
 import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
 
 /**
@@ -22,7 +22,7 @@ export type RunCommand =
     }
   | { readonly type: 'CompleteRun'; readonly exitCode: number; readonly now: string }
   | { readonly type: 'FailRun'; readonly failure: Failure; readonly now: string }
-  | { readonly type: 'CancelRun'; readonly requestedBy: string; readonly now: string }
+  | { readonly type: 'CancelRun'; readonly requestedBy: string; readonly reason?: CancelReason; readonly now: string }
   | { readonly type: 'ConfirmRunCanceled'; readonly now: string };
 
 export type RunCommandType = RunCommand['type'];
@@ -39,9 +39,12 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
     if (state) {
       return [];
     }
-    const { runId, workspaceId, workload, provider, region, idempotencyKey, now } = command;
+    const { runId, workspaceId, workload, provider, region, idempotencyKey, deadline, now } = command;
     return [
-      { type: 'run.created', data: { runId, workspaceId, workload, provider, region, idempotencyKey, at: now } },
+      {
+        type: 'run.created',
+        data: { runId, workspaceId, workload, provider, region, idempotencyKey, ...(deadline ? { deadline } : {}), at: now },
+      },
     ];
   }
   if (!state) {
@@ -69,24 +72,24 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
     case 'RecordLogs':
       return logEvents(state.logLines, command);
     case 'CompleteRun':
-      return completionEvents(state.state, command.exitCode, command.now, state.cancellation?.requestedBy);
+      return completionEvents(state.state, command.exitCode, command.now, state.cancellation);
     case 'FailRun':
       // Cancel wins over a failure, except the failure to confirm the cancel: that must not read as done.
       if (state.state === 'canceling' && command.failure.code !== 'cancel_unconfirmed') {
-        return [canceled(state.cancellation?.requestedBy, command.now)];
+        return [canceled(state.cancellation, command.now)];
       }
       return [{ type: 'run.failed', data: { failure: command.failure, exitCode: null, at: command.now } }];
     case 'CancelRun':
       // A cancel that arrives before dispatch wins outright: the workload is never started.
       if (state.state === 'queued') {
-        return [canceled(command.requestedBy, command.now)];
+        return [canceled(command, command.now)];
       }
       if (state.state === 'canceling') {
         return [];
       }
-      return [{ type: 'run.cancel_requested', data: { requestedBy: command.requestedBy, at: command.now } }];
+      return [{ type: 'run.cancel_requested', data: { requestedBy: command.requestedBy, ...reasonOf(command), at: command.now } }];
     case 'ConfirmRunCanceled':
-      return state.state === 'canceling' ? [canceled(state.cancellation?.requestedBy, command.now)] : [];
+      return state.state === 'canceling' ? [canceled(state.cancellation, command.now)] : [];
     default:
       return assertNever(command);
   }
@@ -100,11 +103,11 @@ function completionEvents(
   current: string,
   exitCode: number,
   now: string,
-  cancelRequestedBy: string | undefined,
+  cancellation: { readonly requestedBy: string; readonly reason?: CancelReason } | null,
 ): RunEvent[] {
   // Cancel always wins: a workload that exits while its cancellation is under way ends canceled.
   if (current === 'canceling') {
-    return [canceled(cancelRequestedBy, now)];
+    return [canceled(cancellation, now)];
   }
   if (exitCode === 0) {
     return [{ type: 'run.succeeded', data: { exitCode: 0, at: now } }];
@@ -144,6 +147,10 @@ export function storableLine(line: string): string {
   return cut.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
-function canceled(requestedBy: string | undefined, now: string): RunEvent {
-  return { type: 'run.canceled', data: { requestedBy: requestedBy ?? 'system', at: now } };
+function canceled(asked: { readonly requestedBy: string; readonly reason?: CancelReason } | null | undefined, now: string): RunEvent {
+  return { type: 'run.canceled', data: { requestedBy: asked?.requestedBy ?? 'system', ...reasonOf(asked), at: now } };
+}
+
+function reasonOf(asked: { readonly reason?: CancelReason } | null | undefined): { reason?: CancelReason } {
+  return asked?.reason ? { reason: asked.reason } : {};
 }

@@ -102,7 +102,12 @@ export interface RunCreation {
   readonly provider: string;
   readonly region: string;
   readonly idempotencyKey: string;
+  /** When the run is canceled if it has not finished (`Cancel-After` at its create), queue time included. */
+  readonly deadline?: string;
 }
+
+/** Why the service canceled a run itself (absent: a person or program asked). */
+export type CancelReason = 'deadline_exceeded';
 
 export type RunEvent =
   | { readonly type: 'run.created'; readonly data: RunCreation & { readonly at: string } }
@@ -121,8 +126,8 @@ export type RunEvent =
       readonly type: 'run.failed';
       readonly data: { readonly failure: Failure; readonly exitCode: number | null; readonly at: string };
     }
-  | { readonly type: 'run.cancel_requested'; readonly data: { readonly requestedBy: string; readonly at: string } }
-  | { readonly type: 'run.canceled'; readonly data: { readonly requestedBy: string; readonly at: string } };
+  | { readonly type: 'run.cancel_requested'; readonly data: { readonly requestedBy: string; readonly reason?: CancelReason; readonly at: string } }
+  | { readonly type: 'run.canceled'; readonly data: { readonly requestedBy: string; readonly reason?: CancelReason; readonly at: string } };
 
 export type RunEventType = RunEvent['type'];
 

@@ -20,6 +20,7 @@ export function toRunResource(run: RunView): Record<string, unknown> {
     failure: run.failure,
     cancellation: run.cancellation,
     waiting: run.state === 'queued' ? (run.waiting ?? null) : null,
+    deadline: run.deadline ?? null,
     logLines: run.logLines,
     version: run.stateVersion,
   };

@@ -1,4 +1,4 @@
-import type { Failover, Failure, Placement, RunEvent, WaitReason, Workload } from './run.events';
+import type { CancelReason, Failover, Failure, Placement, RunEvent, WaitReason, Workload } from './run.events';
 
 export const RUN_STATES = [
   'queued',
@@ -32,7 +32,9 @@ export interface RunState {
   readonly finishedAt: string | null;
   readonly exitCode: number | null;
   readonly failure: Failure | null;
-  readonly cancellation: { readonly requestedBy: string; readonly requestedAt: string } | null;
+  readonly cancellation: { readonly requestedBy: string; readonly requestedAt: string; readonly reason?: CancelReason } | null;
+  /** When the service cancels the run if it has not finished; absent or null: no deadline. */
+  readonly deadline?: string | null;
   /** How many log lines the run has recorded (the lines themselves are on the event stream). */
   readonly logLines: number;
   /**
@@ -70,6 +72,7 @@ export function evolve(current: MaybeRunState, event: RunEvent): MaybeRunState {
       failure: null,
       cancellation: null,
       logLines: 0,
+      ...(d.deadline ? { deadline: d.deadline } : {}),
     };
   }
   // Events for a run that was never created carry nothing to fold into.
@@ -107,18 +110,22 @@ export function evolve(current: MaybeRunState, event: RunEvent): MaybeRunState {
       return {
         ...current,
         state: 'canceling',
-        cancellation: { requestedBy: event.data.requestedBy, requestedAt: event.data.at },
+        cancellation: cancellationOf(event.data),
       };
     case 'run.canceled':
       return {
         ...current,
         state: 'canceled',
         finishedAt: event.data.at,
-        cancellation: current.cancellation ?? { requestedBy: event.data.requestedBy, requestedAt: event.data.at },
+        cancellation: current.cancellation ?? cancellationOf(event.data),
       };
     default:
       return assertNever(event);
   }
+}
+
+function cancellationOf(data: { readonly requestedBy: string; readonly reason?: CancelReason; readonly at: string }): NonNullable<RunState['cancellation']> {
+  return { requestedBy: data.requestedBy, requestedAt: data.at, ...(data.reason ? { reason: data.reason } : {}) };
 }
 
 export function fold(events: readonly RunEvent[]): MaybeRunState {

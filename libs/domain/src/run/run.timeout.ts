@@ -12,3 +12,9 @@ export function timeoutOf(workload: Workload): number {
 export function hasTimedOut(run: { readonly state: string; readonly startedAt: string | null; readonly workload: Workload }, nowMs: number): boolean {
   return run.state === 'running' && run.startedAt !== null && nowMs - Date.parse(run.startedAt) > timeoutOf(run.workload) * 1000;
 }
+
+/** Whether an unfinished run not already being canceled has passed its deadline (`Cancel-After`) at `nowMs`. */
+export function pastDeadline(run: { readonly state: string; readonly deadline?: string | null }, nowMs: number): boolean {
+  const active = run.state === 'queued' || run.state === 'starting' || run.state === 'running';
+  return active && !!run.deadline && Date.parse(run.deadline) <= nowMs;
+}
