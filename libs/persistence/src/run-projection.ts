@@ -241,4 +241,21 @@ async function upsertRuns(tx: EntityManager, runs: readonly ProjectedRun[]): Pro
       runs.map((r) => r.stateVersion),
     ],
   );
+  await insertLabels(tx, states);
+}
+
+/**
+ * A run's labels as rows of `run_labels` (`GET /runs?label=`'s index). Labels never change after the
+ * run's creation: rows already there stay, and a run without labels costs no statement.
+ */
+async function insertLabels(tx: EntityManager, states: readonly RunState[]): Promise<void> {
+  const rows = states.flatMap((s) => Object.entries(s.workload.labels ?? {}).map(([key, value]) => ({ s, label: `${key}=${value}` })));
+  if (rows.length === 0) {
+    return;
+  }
+  await tx.query(
+    `INSERT INTO run_labels (workspace_id, label, created_at, run_id)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::uuid[]) ON CONFLICT DO NOTHING`,
+    [rows.map((r) => r.s.workspaceId), rows.map((r) => r.label), rows.map((r) => r.s.createdAt), rows.map((r) => r.s.runId)],
+  );
 }

@@ -20,35 +20,36 @@ export class RunQueries {
   /**
    * A page of the workspace's runs, newest first (ties by id, so the order is total and a keyset
    * cursor never skips or repeats a run), served by the (workspace_id, created_at DESC, id DESC) index.
+   * With labels, by the index of `run_labels` in the same order instead (see labelJoin).
    */
   async list(workspaceId: string, filter: RunListFilter): Promise<RunPage> {
     const params: unknown[] = [workspaceId];
-    const where = ['workspace_id = $1'];
     const bind = (value: unknown): string => `$${params.push(value)}`;
+    if (filter.labels && askedTwice(filter.labels)) {
+      return { items: [], more: false }; // no run has two values for one key
+    }
+    const labels = filter.labels && filter.labels.length > 0 ? labelJoin(filter.labels, bind) : null;
+    // The keyset bound goes on the columns the walked index holds.
+    const [at, id] = labels ? ['l0.created_at', 'l0.run_id'] : ['runs.created_at', 'runs.id'];
+    const where = ['runs.workspace_id = $1', ...(labels ? ['l0.workspace_id = $1', ...labels.where] : [])];
     if (filter.after) {
-      where.push(`(created_at, id) < (${bind(filter.after.createdAt)}::timestamptz, ${bind(filter.after.id)}::uuid)`);
+      where.push(`(${at}, ${id}) < (${bind(filter.after.createdAt)}::timestamptz, ${bind(filter.after.id)}::uuid)`);
     }
     if (filter.states) {
-      where.push(`state = ANY(${bind(filter.states)}::text[])`);
+      where.push(`runs.state = ANY(${bind(filter.states)}::text[])`);
     }
     if (filter.createdAfter) {
-      where.push(`created_at >= ${bind(filter.createdAfter)}::timestamptz`);
+      where.push(`${at} >= ${bind(filter.createdAfter)}::timestamptz`);
     }
     if (filter.createdBefore) {
-      where.push(`created_at < ${bind(filter.createdBefore)}::timestamptz`);
+      where.push(`${at} < ${bind(filter.createdBefore)}::timestamptz`);
     }
     if (filter.idempotencyKey !== undefined) {
-      where.push(`body->>'idempotencyKey' = ${bind(filter.idempotencyKey)}`);
-    }
-    if (filter.labels && filter.labels.length > 0) {
-      const wanted = labelObject(filter.labels);
-      // One containment of all the labels: the GIN index of migration 1763700000007 serves it, and the
-      // planner estimates the labels together, so it walks the list's index instead when they are common.
-      where.push(wanted ? `body->'workload'->'labels' @> ${bind(JSON.stringify(wanted))}::jsonb` : 'FALSE');
+      where.push(`runs.body->>'idempotencyKey' = ${bind(filter.idempotencyKey)}`);
     }
     const rows: StoredRun[] = await this.db.query(
-      `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE ${where.join(' AND ')}
-       ORDER BY created_at DESC, id DESC LIMIT ${bind(filter.limit + 1)}`,
+      `SELECT runs.body, runs.version, ${STATE_VERSION_SQL} FROM ${labels ? labels.from : 'runs'} WHERE ${where.join(' AND ')}
+       ORDER BY ${at} DESC, ${id} DESC LIMIT ${bind(filter.limit + 1)}`,
       params,
     );
     const items = rows.slice(0, filter.limit).map(viewOf);
@@ -113,16 +114,27 @@ interface StoredRun {
   readonly state_version: string;
 }
 
-/** The labels as one object, or null when a key is asked for with two values (no run has both). */
-function labelObject(labels: readonly { readonly key: string; readonly value: string }[]): Record<string, string> | null {
-  const wanted: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const { key, value } of labels) {
-    if (key in wanted && wanted[key] !== value) {
-      return null;
-    }
-    wanted[key] = value;
-  }
-  return wanted;
+type Label = { readonly key: string; readonly value: string };
+
+function askedTwice(labels: readonly Label[]): boolean {
+  return labels.some((a) => labels.some((b) => a.key === b.key && a.value !== b.value));
+}
+
+/**
+ * The runs that carry every label, joined through `run_labels` (one row per run and `key=value`, its
+ * primary key in the list's order within a workspace and label): the planner walks one label's entries
+ * newest first and probes the others by run (or, for a rare one, reads its few entries first), so a
+ * first page reads about a page of entries. Joined by run id alone: the planner then estimates the
+ * labels as independent, where the creation time too made it expect one row and read them all.
+ */
+function labelJoin(labels: readonly Label[], bind: (value: unknown) => string): { from: string; where: string[] } {
+  const wanted = [...new Set(labels.map(({ key, value }) => `${key}=${value}`))];
+  const joins = wanted.slice(1).map((_, i) => `JOIN run_labels l${i + 1} ON l${i + 1}.run_id = l0.run_id`);
+  return {
+    from: ['run_labels l0', ...joins, 'JOIN runs ON runs.id = l0.run_id'].join(' '),
+    // Each label's workspace too, so a rare label can be read by its primary key.
+    where: wanted.flatMap((label, i) => [`l${i}.label = ${bind(label)}`, ...(i > 0 ? [`l${i}.workspace_id = $1`] : [])]),
+  };
 }
 
 function viewOf(row: StoredRun): RunView {
