@@ -98,6 +98,7 @@ describe('npm start hands every documented variable to the services that read it
       LOG_LEVEL: 'debug',
       METRICS_HOST: '127.0.0.2',
       SHUTDOWN_DELAY_MS: '50',
+      STARTUP_WAIT_SECONDS: '30',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
       PUBLIC_ORIGINS: 'http://runs.example.test',
       AUTH_FAILURES_PER_MINUTE: '120',

@@ -11,6 +11,10 @@ void runService('run-worker', async (lifecycle) => {
   lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
   const tracing = startTracing({ service: 'run-worker', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const offers = parseProviderOffers(config.PROVIDERS_JSON);
+  // Read before any wait: a missing key file is a configuration mistake to say at once.
+  const privateKeks = config.CREDENTIALS_KEK_PRIVATE_KEYS
+    ? readPrivateKeks('CREDENTIALS_KEK_PRIVATE_KEYS', config.CREDENTIALS_KEK_PRIVATE_KEYS)
+    : new Map();
   // Both waited for up to STARTUP_WAIT_SECONDS: under Compose, NATS, Postgres and migrate start alongside.
   const nc = await waitAtStart('NATS', config.STARTUP_WAIT_SECONDS, () => connectNats(config.NATS_URL, 'run-worker'));
   const db = await openCurrentDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA }, config.STARTUP_WAIT_SECONDS);
@@ -30,9 +34,7 @@ void runService('run-worker', async (lifecycle) => {
     providerUnresponsiveMs: config.PROVIDER_UNRESPONSIVE_SECONDS * 1000,
     providerProbeIntervalMs: config.PROVIDER_PROBE_INTERVAL_MS,
     failpoint: config.FAILPOINT,
-    privateKeks: config.CREDENTIALS_KEK_PRIVATE_KEYS
-      ? readPrivateKeks('CREDENTIALS_KEK_PRIVATE_KEYS', config.CREDENTIALS_KEK_PRIVATE_KEYS)
-      : new Map(),
+    privateKeks,
     log,
   });
   // The worker serves no HTTP: the operator port is its only one.
