@@ -3,7 +3,7 @@ import { readPublicKeks } from '@wrs/credentials';
 import { connectHttpService, type HttpServiceConnections } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits, serviceLimits } from '@wrs/limits';
 import { RateLimiter, RunCommandBus, RunEndings, RunEventStore } from '@wrs/messaging';
-import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
+import { ProviderCredentials, RunQueries, Webhooks, Workspaces } from '@wrs/persistence';
 import type { ApiModuleOptions } from './api.module';
 import { buildInfo } from './meta/build-info';
 import { IdempotencyCache } from './runs/idempotency-cache';
@@ -37,6 +37,7 @@ export async function connectApiDependencies(config: ApiEnv): Promise<ApiDepende
       rateLimiter: new RateLimiter(redis, config.NAMESPACE),
       authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
       credentials: new ProviderCredentials(db),
+      webhooks: new Webhooks(db),
       authenticator: auth.authenticator,
       sessions: auth.sessions,
       sessionEnds: revocations,

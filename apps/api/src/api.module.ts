@@ -7,7 +7,7 @@ import type { ProviderOffer } from '@wrs/domain';
 import { authFailureThrottle, EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
 import { RateLimiter, RunCommandBus, RunCommandHandler, RunEndings, RunEventStore } from '@wrs/messaging';
 import { decisionConflicts } from '@wrs/observability';
-import { ProviderCredentials, RunQueries, Workspaces } from '@wrs/persistence';
+import { ProviderCredentials, RunQueries, Webhooks, Workspaces } from '@wrs/persistence';
 import { BUILD_INFO, MetaController, type BuildInfo } from './meta/meta.controller';
 import { CREDENTIALS_OPTIONS, ProviderCredentialsController } from './provider-credentials/provider-credentials.controller';
 import { ProviderCredentialsService } from './provider-credentials/provider-credentials.service';
@@ -20,6 +20,8 @@ import { RunCancelService } from './runs/run-cancel.service';
 import { RunWaits } from './runs/run-waits';
 import { SESSION_ENDS, SESSION_TTL, SessionsController, type SessionEnds } from './sessions/sessions.controller';
 import { SERVICE_LIMITS, WorkspacesController } from './workspaces/workspaces.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 export interface ApiModuleOptions {
   readonly commands: RunCommandBus;
@@ -34,6 +36,7 @@ export interface ApiModuleOptions {
   /** Requests with a failing credential per client address and minute (AUTH_FAILURES_PER_MINUTE). */
   readonly authFailuresPerMinute?: number;
   readonly credentials: ProviderCredentials;
+  readonly webhooks: Webhooks;
   readonly authenticator: Authenticator;
   readonly sessions: SessionStore;
   /** Logout, told to every replica (the revocation stream), so the session's open streams end. */
@@ -53,7 +56,7 @@ export class ApiModule {
   static forRoot(options: ApiModuleOptions): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [MetaController, WorkspacesController, RunsController, SessionsController, ProviderCredentialsController],
+      controllers: [MetaController, WorkspacesController, RunsController, SessionsController, ProviderCredentialsController, WebhooksController],
       providers: [
         { provide: RunCommandBus, useValue: options.commands },
         { provide: RunEventStore, useValue: options.events },
@@ -63,6 +66,7 @@ export class ApiModule {
         { provide: RunQueries, useValue: options.queries },
         { provide: Workspaces, useValue: options.workspaces },
         { provide: ProviderCredentials, useValue: options.credentials },
+        { provide: Webhooks, useValue: options.webhooks },
         { provide: AUTHENTICATOR, useValue: options.authenticator },
         { provide: SessionStore, useValue: options.sessions },
         { provide: CredentialFingerprintIndex, useValue: options.fingerprints },
@@ -87,6 +91,7 @@ export class ApiModule {
         RunListService,
         UnprojectedRuns,
         ProviderCredentialsService,
+        WebhooksService,
       ],
     };
   }

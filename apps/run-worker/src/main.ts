@@ -34,6 +34,15 @@ void runService('run-worker', async (lifecycle) => {
     providerUnresponsiveMs: config.PROVIDER_UNRESPONSIVE_SECONDS * 1000,
     providerProbeIntervalMs: config.PROVIDER_PROBE_INTERVAL_MS,
     failpoint: config.FAILPOINT,
+    webhooks: {
+      http: {
+        allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
+      },
+      schedule: { baseMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS },
+      senders: config.WEBHOOK_SENDERS,
+    },
     privateKeks,
     log,
   });

@@ -21,6 +21,7 @@ import { SimulatorProvider } from './providers/simulator.provider';
 import { Reconciler } from './reconciler';
 import { runFates, WorkloadCleanup } from './workload-cleanup';
 import { reportWorkerGauges } from './worker-metrics';
+import { startWebhooks, type WebhookSettings } from './webhooks/start-webhooks';
 
 export interface RunWorkerOptions {
   readonly nc: NatsConnection;
@@ -46,6 +47,8 @@ export interface RunWorkerOptions {
   readonly providerProbeIntervalMs?: number;
   /** Fault injection for crash tests: the process dies (SIGKILL) at this named site. */
   readonly failpoint?: string | undefined;
+  /** Webhook delivery (docs/webhooks.md); unset: no deliveries are made by this process. */
+  readonly webhooks?: WebhookSettings;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -160,6 +163,9 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   providers.health.start();
   reconciler.start();
   cleanup.start();
+  const webhooks = options.webhooks
+    ? startWebhooks({ js, jsm, names, db, privateKeks: options.privateKeks, failpoint: (name) => failpoint.hit(name), log }, options.webhooks)
+    : undefined;
   const stopGauges = reportWorkerGauges(
     jsm,
     [
@@ -171,6 +177,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   return {
     stop: async () => {
       stopGauges();
+      await webhooks?.stop();
       await reconciler.stop();
       await cleanup.stop();
       await providers.health.stop();

@@ -304,6 +304,50 @@ export class WorkerEnv extends CommonEnv {
   @Min(1)
   @Max(86400)
   WORKLOAD_ORPHAN_GRACE_SECONDS = 120;
+
+  /** Webhook targets in loopback, link-local and private ranges are refused unless this is `true` (SSRF). */
+  @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false';
+
+  /** One delivery attempt, connection to answer, at most this long. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  WEBHOOK_TIMEOUT_MS = 10000;
+
+  /** The most of an endpoint's answer that is read. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1048576)
+  WEBHOOK_MAX_RESPONSE_BYTES = 65536;
+
+  /** Retries: the first wait, the longest wait, and the attempts in all (default: about 11 hours). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(3600000)
+  WEBHOOK_RETRY_BASE_MS = 10000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(86400000)
+  WEBHOOK_RETRY_MAX_DELAY_MS = 7200000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  WEBHOOK_MAX_ATTEMPTS = 15;
+
+  /** Deliveries one worker process sends at once (each holds a database connection while it waits). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  WEBHOOK_SENDERS = 4;
 }
 
 export class GatewayEnv extends OperationsEnv {

@@ -12,6 +12,7 @@ import { RunEventsPrevious1763700000004 } from './migrations/1763700000004-run-e
 import { ActiveRunsByUpdate1763700000005 } from './migrations/1763700000005-active-runs-by-update';
 import { RunStateVersion1763700000006 } from './migrations/1763700000006-run-state-version';
 import { RunLabels1763700000007 } from './migrations/1763700000007-run-labels';
+import { Webhooks1763700000008 } from './migrations/1763700000008-webhooks';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -34,7 +35,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     url: options.url,
     schema: options.schema,
     entities: [WorkspaceEntity, RunEntity, RunEventEntity],
-    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001, ActiveRunsIndex1763700000002, RunsListIndexes1763700000003, RunEventsPrevious1763700000004, ActiveRunsByUpdate1763700000005, RunStateVersion1763700000006, RunLabels1763700000007],
+    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001, ActiveRunsIndex1763700000002, RunsListIndexes1763700000003, RunEventsPrevious1763700000004, ActiveRunsByUpdate1763700000005, RunStateVersion1763700000006, RunLabels1763700000007, Webhooks1763700000008],
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.
     synchronize: false,

@@ -8,4 +8,5 @@ export * from './workspaces';
 export { RunEntity } from './entities/run.entity';
 export { WorkspaceEntity } from './entities/workspace.entity';
 export * from './provider-credentials';
+export * from './webhooks';
 export * from './run-statistics';

@@ -80,6 +80,7 @@ export const PROBLEMS = {
   },
   not_acceptable: { status: 406, retryable: false, title: 'The requested media type cannot be produced.' },
   provider_credential_not_found: { status: 404, retryable: false, title: 'The provider credential does not exist.' },
+  webhook_not_found: { status: 404, retryable: false, title: 'The webhook endpoint does not exist.' },
   idempotency_conflict: {
     status: 409,
     retryable: false,

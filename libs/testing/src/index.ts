@@ -22,3 +22,4 @@ export * from './redis-monitor';
 export * from './loopback-registry';
 export * from './loopback-registry-probe';
 export * from './registry-images';
+export * from './webhook-receiver';

@@ -262,6 +262,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's webhook endpoints (never their secrets). */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint for this workspace.
+         * @description The service POSTs the workspace's run events of the kinds asked for to the URL, signed as the
+         *     Standard Webhooks convention says (`webhook-id`, `webhook-timestamp`, `webhook-signature`:
+         *     `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` with the endpoint's secret). The secret
+         *     (`whsec_<base64>`) is in this answer only; it is stored sealed and never shown again (rotate it
+         *     to get a new one). Delivery is at least once, in order per run and endpoint, the same
+         *     `webhook-id` on every retry, retried with exponential backoff for about 11 hours (see
+         *     docs/webhooks.md); a 2xx answer within 10 seconds is a success, and redirects are not followed.
+         *     Targets in loopback, link-local and private ranges are refused when the request is sent.
+         *     Only events after the registration are delivered.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint (never its secret). */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Remove a webhook endpoint; its pending deliveries are dropped. */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}:rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the endpoint a new secret, shown in this answer only.
+         * @description Deliveries sent from now on are signed with the new secret and, for 24 hours, also with the
+         *     previous one (`webhook-signature` then holds two space-separated signatures), so a receiver
+         *     can switch over without losing a delivery. No request body.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's latest deliveries and their attempts. */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -740,8 +826,73 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /**
+         * @description `completed` (the run ended: `run.succeeded`, `run.failed` or `run.canceled`), `started` (`run.started`), `logs` (`run.log` lines, several to a delivery while the endpoint is behind).
+         * @enum {string}
+         */
+        WebhookEventKind: "completed" | "started" | "logs";
+        CreateWebhookRequest: {
+            /** @description An https URL without credentials or fragment. */
+            url: string;
+            /** @description The kinds of event delivered; `[completed]` when omitted. */
+            events?: components["schemas"]["WebhookEventKind"][];
+        };
+        Webhook: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventKind"][];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the current secret was made.
+             */
+            secretRotatedAt: string;
+        };
+        WebhookWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventKind"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            secretRotatedAt: string;
+            /** @description The signing secret, shown this once. Its base64 part, decoded, is the HMAC key. */
+            secret: string;
+        };
+        WebhookDelivery: {
+            /** @description The `webhook-id` header: the same on every attempt. */
+            id: string;
+            runId: string;
+            /** @description `run.completed`, `run.started` or `run.logs`; treat another value as unknown. */
+            type: string;
+            /**
+             * @description `failed`: the retry budget is spent and the next delivery of the run went.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** @description The status of the last attempt's answer; null when none came. */
+            responseStatus: number | null;
+            /** @description Why the last attempt failed: `status`, `timeout`, `refused_target`, `connection`, `redirect`. */
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it is tried next; null once delivered or failed.
+             */
+            nextAttemptAt: string | null;
+        };
+        WebhookDeliveryList: {
+            items: components["schemas"]["WebhookDelivery"][];
+        };
         /** @enum {string} */
-        ProblemCode: "rate_limited" | "active_runs_quota_exceeded" | "bad_request" | "credential_in_url" | "workspace_header_required" | "csrf_failed" | "token_revoked" | "provider_key_not_token" | "session_invalid" | "provider_credential_not_found" | "validation_failed" | "malformed_json" | "idempotency_key_missing" | "idempotency_key_invalid" | "unsupported_provider" | "unsupported_region" | "invalid_last_event_id" | "invalid_cursor" | "token_missing" | "token_malformed" | "token_invalid_signature" | "token_expired" | "token_claims_invalid" | "workspace_mismatch" | "route_not_found" | "run_not_found" | "workspace_not_found" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "idempotency_in_flight" | "version_conflict" | "approval_conflict" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "too_many_streams" | "internal_error" | "dependency_unavailable" | "request_timeout" | "expectation_failed" | "body_too_complex" | "upstream_timeout";
+        ProblemCode: "rate_limited" | "active_runs_quota_exceeded" | "bad_request" | "credential_in_url" | "workspace_header_required" | "csrf_failed" | "token_revoked" | "provider_key_not_token" | "session_invalid" | "provider_credential_not_found" | "validation_failed" | "malformed_json" | "idempotency_key_missing" | "idempotency_key_invalid" | "unsupported_provider" | "unsupported_region" | "invalid_last_event_id" | "invalid_cursor" | "token_missing" | "token_malformed" | "token_invalid_signature" | "token_expired" | "token_claims_invalid" | "workspace_mismatch" | "route_not_found" | "run_not_found" | "workspace_not_found" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "idempotency_in_flight" | "version_conflict" | "approval_conflict" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "too_many_streams" | "internal_error" | "dependency_unavailable" | "request_timeout" | "expectation_failed" | "body_too_complex" | "upstream_timeout" | "webhook_not_found";
         /** @description RFC 9457 Problem Details with the service's members. Branch on `code`, never on `title`. */
         Problem: {
             /** @description A stable URI per code: urn:workload-run-service:problem:<code>. */
@@ -1529,6 +1680,245 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
+                "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
+                "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered; the body carries the secret, this once. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
+                "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The endpoint's id (a UUID). Any other value, or another workspace's endpoint, is 404 `webhook_not_found`. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
+                "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
+                "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret, this once. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names the workspace; must equal the token's workspace (else 403 `workspace_mismatch`). */
+                "X-Service-Workspace-ID"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to 100 deliveries, newest first. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

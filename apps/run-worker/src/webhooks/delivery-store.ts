@@ -1,0 +1,109 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+
+/** A delivery in hand: its row is locked until `settle` or `release`, so no other sender takes it. */
+export interface ClaimedDelivery {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly workspaceId: string;
+  readonly runId: string;
+  readonly url: string;
+  readonly body: string;
+  readonly attempts: number;
+  readonly sealed: unknown;
+  /** The rotated-out secret while it still signs, else null. */
+  readonly previousSealed: unknown;
+}
+
+export type Settlement =
+  | { readonly status: 'delivered'; readonly responseStatus: number }
+  | { readonly status: 'pending'; readonly responseStatus: number | null; readonly error: string; readonly retryInMs: number }
+  | { readonly status: 'failed'; readonly responseStatus: number | null; readonly error: string };
+
+interface Row {
+  id: string;
+  webhook_id: string;
+  workspace_id: string;
+  run_id: string;
+  url: string;
+  payload: unknown;
+  attempts: number;
+  sealed: unknown;
+  previous_sealed: unknown;
+}
+
+/**
+ * The head of each (endpoint, run) queue that is due, locked with SKIP LOCKED: senders never wait on
+ * each other, and a later delivery of a run waits while an earlier one to the same endpoint is pending,
+ * however long its retries take. The lock is held for the attempt; a sender that dies releases it with
+ * its connection, and the delivery is tried again (at least once, with the same id).
+ */
+export class DeliveryStore {
+  constructor(private readonly db: DataSource) {}
+
+  async claim(): Promise<{ delivery: ClaimedDelivery; settle(s: Settlement): Promise<void> } | null> {
+    const runner = this.db.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const rows: Row[] = await runner.query(
+        `SELECT d.id, d.webhook_id, d.workspace_id, d.run_id, d.payload, d.attempts, w.url, w.sealed,
+                CASE WHEN w.previous_until > now() THEN w.previous_sealed END AS previous_sealed
+           FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                             WHERE e.webhook_id = d.webhook_id AND e.run_id = d.run_id AND e.status = 'pending' AND e.seq < d.seq)
+          ORDER BY d.next_attempt_at, d.seq LIMIT 1
+          FOR UPDATE OF d SKIP LOCKED`,
+      );
+      const row = rows[0];
+      if (!row) {
+        await end(runner, 'rollback');
+        return null;
+      }
+      return { delivery: claimed(row), settle: (s) => settle(runner, row.id, s) };
+    } catch (error) {
+      await end(runner, 'rollback');
+      throw error;
+    }
+  }
+}
+
+async function settle(runner: QueryRunner, id: string, s: Settlement): Promise<void> {
+  try {
+    await runner.query(
+      `UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(), status = $2, response_status = $3, error = $4,
+              next_attempt_at = CASE WHEN $2 = 'pending' THEN now() + make_interval(secs => $5::double precision / 1000) END
+        WHERE id = $1`,
+      [id, s.status, s.responseStatus, s.status === 'delivered' ? null : s.error, s.status === 'pending' ? s.retryInMs : 0],
+    );
+    await end(runner, 'commit');
+  } catch (error) {
+    await end(runner, 'rollback');
+    throw error;
+  }
+}
+
+async function end(runner: QueryRunner, how: 'commit' | 'rollback'): Promise<void> {
+  try {
+    if (runner.isTransactionActive) {
+      await (how === 'commit' ? runner.commitTransaction() : runner.rollbackTransaction());
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+function claimed(row: Row): ClaimedDelivery {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    workspaceId: row.workspace_id,
+    runId: row.run_id,
+    url: row.url,
+    // jsonb reads back with its keys in a fixed order: every attempt sends the same bytes.
+    body: JSON.stringify(row.payload),
+    attempts: row.attempts,
+    sealed: row.sealed,
+    previousSealed: row.previous_sealed,
+  };
+}

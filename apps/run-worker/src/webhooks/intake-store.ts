@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { StreamRunEvent } from '@wrs/messaging';
+import type { WebhookEventKind } from '@wrs/persistence';
+import type { DataSource, EntityManager } from 'typeorm';
+import { logsPayload, MAX_LINES_PER_DELIVERY, owedBy, wants, type LogLine, type WebhookPayload } from './webhook-payloads';
+
+interface Endpoint {
+  id: string;
+  workspace_id: string;
+  events: WebhookEventKind[];
+  created_at: Date;
+}
+
+/**
+ * Turns events into pending deliveries, in the same transaction as the intake's cursor: an event at or
+ * below the cursor was already taken, so a replay (a restart, a second replica) adds nothing.
+ */
+export class IntakeStore {
+  constructor(private readonly db: DataSource) {}
+
+  async cursor(name: string): Promise<number> {
+    const rows: { seq: string }[] = await this.db.query('SELECT seq FROM webhook_intake WHERE name = $1', [name]);
+    return rows[0] ? Number(rows[0].seq) : 0;
+  }
+
+  /** Records what the events owe; answers how many deliveries were made or extended. */
+  async take(name: string, events: readonly StreamRunEvent[]): Promise<number> {
+    const last = events.at(-1);
+    if (!last) {
+      return 0;
+    }
+    return this.db.transaction(async (m) => {
+      await m.query('INSERT INTO webhook_intake (name, seq) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING', [name]);
+      const [row] = (await m.query('SELECT seq FROM webhook_intake WHERE name = $1 FOR UPDATE', [name])) as { seq: string }[];
+      const cursor = Number(row?.seq ?? 0);
+      const fresh = events.filter((e) => e.seq > cursor);
+      const workspaces = [...new Set(fresh.map((e) => e.workspaceId))];
+      const endpoints: Endpoint[] = workspaces.length === 0
+        ? []
+        : await m.query('SELECT id, workspace_id, events, created_at FROM webhooks WHERE workspace_id = ANY($1) ORDER BY id', [workspaces]);
+      let made = 0;
+      for (const e of fresh) {
+        const owed = owedBy(e);
+        if (!owed) {
+          continue;
+        }
+        // Only events from after an endpoint's registration are owed to it.
+        const at = Date.parse(owed.kind === 'logs' ? owed.at : owed.payload.timestamp);
+        for (const endpoint of endpoints.filter((p) => p.workspace_id === e.workspaceId && wants(p.events, owed.kind) && at >= p.created_at.getTime())) {
+          made += owed.kind === 'logs'
+            ? await addLine(m, endpoint, e, owed.line)
+            : await insert(m, endpoint, e, owed.payload.type, owed.payload);
+        }
+      }
+      await m.query('UPDATE webhook_intake SET seq = GREATEST(seq, $2) WHERE name = $1', [name, last.seq]);
+      return made;
+    });
+  }
+}
+
+async function insert(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, type: string, payload: WebhookPayload): Promise<number> {
+  await m.query(
+    `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, run_id, seq, last_seq, type, payload, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5, $5, $6, $7, now()) ON CONFLICT (webhook_id, seq) DO NOTHING`,
+    [`msg_${randomUUID().replace(/-/g, '')}`, endpoint.id, e.workspaceId, e.runId, e.seq, type, JSON.stringify(payload)],
+  );
+  return 1;
+}
+
+/**
+ * Log lines are throttled by coalescing: a line joins the run's latest delivery to the endpoint if that
+ * is a `run.logs` one not yet tried (and not being sent), else starts a new one. An endpoint that keeps
+ * up gets lines as they come; one that is slow or failing gets them a hundred at a time.
+ */
+async function addLine(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, line: LogLine): Promise<number> {
+  const [updated] = (await m.query(
+    `WITH latest AS (
+       SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND run_id = $2 ORDER BY seq DESC LIMIT 1
+     ), open AS (
+       SELECT d.id FROM webhook_deliveries d JOIN latest USING (id)
+        WHERE d.type = 'run.logs' AND d.status = 'pending' AND d.attempts = 0
+          AND jsonb_array_length(d.payload->'data'->'lines') < ${MAX_LINES_PER_DELIVERY}
+        FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE webhook_deliveries SET payload = jsonb_set(payload, '{data,lines}', (payload->'data'->'lines') || $3::jsonb), last_seq = $4
+      WHERE id IN (SELECT id FROM open)
+      RETURNING id`,
+    [endpoint.id, e.runId, JSON.stringify([line]), e.seq],
+  )) as [unknown[], number];
+  if (updated.length > 0) {
+    return 1;
+  }
+  return insert(m, endpoint, e, 'run.logs', logsPayload(e.runId, e.workspaceId, line));
+}

@@ -1,0 +1,58 @@
+import type { KeyObject } from 'node:crypto';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { StreamNames } from '@wrs/messaging';
+import type { DataSource } from 'typeorm';
+import { DeliveryStore } from './delivery-store';
+import { HttpDelivery, type HttpDeliverySettings } from './http-delivery';
+import { IntakeStore } from './intake-store';
+import type { RetrySchedule } from './retry-schedule';
+import { WebhookIntake } from './webhook-intake';
+import { WebhookSender } from './webhook-sender';
+
+export interface WebhookSettings {
+  readonly http: HttpDeliverySettings;
+  readonly schedule: RetrySchedule;
+  readonly senders: number;
+  /** How often an idle sender looks for due retries (a new delivery wakes it at once). */
+  readonly idleMs?: number;
+}
+
+export interface WebhookDependencies {
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly names: StreamNames;
+  readonly db: DataSource;
+  readonly privateKeks: ReadonlyMap<string, KeyObject>;
+  readonly failpoint: (name: string) => void;
+  readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface RunningWebhooks {
+  stop(): Promise<void>;
+}
+
+/** The intake (events to pending deliveries) and the senders (pending deliveries to endpoints). */
+export function startWebhooks(deps: WebhookDependencies, settings: WebhookSettings): RunningWebhooks {
+  const sender = new WebhookSender(new DeliveryStore(deps.db), new HttpDelivery(settings.http), {
+    concurrency: settings.senders,
+    idleMs: settings.idleMs ?? 1000,
+    schedule: settings.schedule,
+    privateKeks: deps.privateKeks,
+    failpoint: deps.failpoint,
+    onError: (error) => deps.log('warn', 'webhook delivery failed to be recorded; it will be tried again', { error: String(error) }),
+  });
+  const intake = new WebhookIntake(deps.js, deps.jsm, deps.names, new IntakeStore(deps.db), {
+    name: 'webhooks',
+    retryMs: 1000,
+    onTaken: () => sender.poke(),
+    onError: (error) => deps.log('warn', 'webhook intake failed; it starts again from its cursor', { error: String(error) }),
+  });
+  intake.start();
+  sender.start();
+  return {
+    stop: async () => {
+      await intake.stop();
+      await sender.stop();
+    },
+  };
+}
