@@ -164,6 +164,27 @@ describe('the wrs CLI', () => {
     expect((await wrs(['runs', 'list', '--state', 'nonsense'], env)).code).toBe(4);
   }, 90_000);
 
+  it('runs create --label sets labels, runs get shows them, runs list --label filters by them (all must match)', async () => {
+    const create = (...labels: string[]) =>
+      wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', ...labels.flatMap((l) => ['--label', l]), '--follow'], env);
+    const ml = await create('team=ml', 'example.com/tier=');
+    const web = await create('team=web', 'example.com/tier=');
+    expect([ml.code, web.code]).toEqual([0, 0]);
+    const [mlId, webId] = [ml, web].map((run) => /created run ([0-9a-f-]{36})/.exec(run.stderr)?.[1] ?? '');
+    const listed = await wrs(['--json', 'runs', 'list', '--label', 'team=ml'], env);
+    expect(listed.code).toBe(0);
+    const page = JSON.parse(listed.stdout) as { items: Array<{ id: string; workload: { labels?: Record<string, string> } }>; nextCursor: string | null };
+    contractValidator().assertSchema('RunList', { items: page.items, nextCursor: page.nextCursor });
+    expect(page.items.map((r) => [r.id, r.workload.labels])).toEqual([[mlId, { team: 'ml', 'example.com/tier': '' }]]);
+    const both = await wrs(['runs', 'list', '--label', 'example.com/tier=', '--label', 'team=web'], env);
+    expect(both.stdout.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^${webId}  succeeded .*  team=web example.com/tier=$`))]);
+    expect((await wrs(['runs', 'get', mlId!], env)).stdout).toMatch(/^ {2}labels {5}team=ml example\.com\/tier=$/m);
+    const refused = await wrs(['--json', 'runs', 'create', '--image', 'busybox', '--provider', 'auto', '--region', 'auto', '--label=-team=ml'], env);
+    expect(refused.code).toBe(4);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ status: 400, code: 'validation_failed', params: { errors: [{ field: 'workload.labels' }] } });
+    expect((await wrs(['runs', 'list', '--label', 'team'], env)).code).toBe(2);
+  }, 90_000);
+
   it('output into a pipe closed early (| head -1) exits 0, without an EPIPE trace', async () => {
     const created = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', 'SIM_LOG_LINES=300', '--env', 'SIM_DURATION_MS=300', '--follow'], env);
     const id = /created run ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '';
