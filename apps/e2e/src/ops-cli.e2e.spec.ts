@@ -40,6 +40,11 @@ describe('npm run ops (the built operator command)', () => {
     expect(JSON.parse(stdout)).toMatchObject({ command: 'rebuild-projection', events: 0, refolded: 0 });
   });
 
+  it('refuses a schema this build has not migrated, naming the step that is missing', async () => {
+    const { code, stderr } = await ops(['rebuild-projection'], { ...vars, DATABASE_SCHEMA: `${env.schema}_unmigrated` });
+    expect([code, stderr]).toEqual([1, expect.stringContaining('run migrate first')]);
+  });
+
   it('delete-runs reports a dry run; refuses a time inside the idempotency retention; prints usage for a bad line', async () => {
     const dry = await ops(['delete-runs', '--workspace', 'acme', '--finished-before', '2026-01-01T00:00:00Z', '--dry-run'], vars);
     expect(dry.code).toBe(0);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { CommonEnv, loadConfig } from '@wrs/config';
 import { connectNats, StreamNames } from '@wrs/messaging';
-import { openDatabase } from '@wrs/persistence';
+import { openCurrentDatabase } from '@wrs/persistence';
 import { deleteRuns } from './delete-runs';
 import { OPS_USAGE, parseOpsCommand, UsageError } from './ops-command';
 import { rebuildProjection } from './rebuild-projection';
@@ -20,7 +20,11 @@ async function main(argv: readonly string[]): Promise<void> {
     throw new UsageError(`--finished-before must be at least IDEMPOTENCY_RETENTION_SECONDS (${config.IDEMPOTENCY_RETENTION_SECONDS} s) ago`);
   }
   const nc = await connectNats(config.NATS_URL, 'ops');
-  const db = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
+  // Only on this build's schema (after a restore: migrate first), and at once: an operator is waiting.
+  const db = await openCurrentDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA }, 0).catch(async (error: unknown) => {
+    await nc.close();
+    throw error;
+  });
   try {
     const names = new StreamNames(config.NAMESPACE);
     const report =
