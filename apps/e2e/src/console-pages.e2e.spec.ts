@@ -161,6 +161,31 @@ describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', 
     expect(await listedRuns(page)).toEqual(first);
   });
 
+  it('shows a run\'s labels, and filters the list by labels kept in the URL', async () => {
+    const create = async (labels: Record<string, string>): Promise<string> => {
+      const res = await f.client.call('POST /runs', '/runs', {
+        token,
+        headers: { 'idempotency-key': randomUUID() },
+        body: { workload: { image: 'busybox', env: { SIM_DURATION_MS: '50' }, labels }, provider: 'auto', region: 'auto' },
+      });
+      expect(res.status).toBe(201);
+      return (res.body as { id: string }).id;
+    };
+    const ml = await create({ team: 'ml', env: 'prod' });
+    const web = await create({ team: 'web', env: 'prod' });
+    await finished([ml, web]);
+    await page.goto(`${origin}/console/`);
+    await page.locator(`li.run[data-run-id="${web}"] code.label`, { hasText: 'team=web' }).waitFor();
+    await page.getByLabel('Labels', { exact: true }).fill('env=prod team=ml');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/\?label=env%3Dprod&label=team%3Dml$/);
+    await eventually(async () => ((await listedRuns(page)).join() === ml ? true : undefined), 10_000, 'the list filtered to the labelled run');
+    await page.reload();
+    expect(await page.getByLabel('Labels', { exact: true }).inputValue()).toBe('env=prod team=ml');
+    await page.goto(`${origin}/console/runs/${ml}`);
+    await page.locator('.details code.label', { hasText: 'team=ml' }).waitFor();
+  });
+
   it('on a phone (390x844) shows the run\'s state and its log above the fold, events below', async () => {
     await page.setViewportSize(PHONE);
     await page.goto(`${origin}/console/runs/${logRun}`);
