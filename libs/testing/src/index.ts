@@ -23,3 +23,4 @@ export * from './loopback-registry';
 export * from './loopback-registry-probe';
 export * from './registry-images';
 export * from './webhook-receiver';
+export * from './webhook-verify';

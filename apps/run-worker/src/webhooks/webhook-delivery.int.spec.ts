@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, type ReceivedWebhook, type ReceiverAnswer } from '@wrs/testing';
-import { events, typeOf, verifyStandardWebhook, WebhookHarness } from './webhook-harness.testing';
+import { eventually, verifyStandardWebhook, type ReceivedWebhook, type ReceiverAnswer } from '@wrs/testing';
+import { events, typeOf, WebhookHarness } from './webhook-harness.testing';
 
 /**
  * Webhook delivery over real sockets: JetStream events in, signed HTTPS requests out to a real receiver

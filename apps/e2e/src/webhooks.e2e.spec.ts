@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually, startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from '@wrs/testing';
+import { startStack, type StackFixture } from './stack-fixture';
+
+/**
+ * Webhooks through the whole stack: registered with the api, driven by the worker from the event
+ * stream. The worker is killed (SIGKILL, failpoint `worker.webhook-after-send`) after the endpoint
+ * answered and before the answer was recorded; the restarted worker sends the delivery again, with
+ * the same webhook-id, and records it. The receiver is a real HTTPS server on loopback, which this
+ * stack allows (WEBHOOK_ALLOW_PRIVATE_TARGETS) and trusts (NODE_EXTRA_CA_CERTS).
+ */
+describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
+  let f: StackFixture;
+  let receiver: WebhookReceiver;
+  const caDir = mkdtempSync(join(tmpdir(), 'wrs-webhook-ca-'));
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    writeFileSync(join(caDir, 'ca.pem'), receiver.caCertificate);
+    f = await startStack(['ws-hooks'], {
+      FAILPOINT: 'worker.webhook-after-send',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      NODE_EXTRA_CA_CERTS: join(caDir, 'ca.pem'),
+      WEBHOOK_RETRY_BASE_MS: '100',
+    });
+  });
+
+  afterAll(async () => {
+    await f?.stop();
+    await receiver?.close();
+    rmSync(caDir, { recursive: true, force: true });
+  });
+
+  it('delivers the completed run, signed, after the worker died mid-delivery: the same webhook-id again, recorded once', async () => {
+    const token = f.token('ws-hooks');
+    const created = await f.client.call('POST /webhooks', '/webhooks', { token, body: { url: `${receiver.origin}/crash`, events: ['completed'] } });
+    expect(created.status).toBe(201);
+    const hook = created.body as { id: string; secret: string };
+    const run = await f.client.call('POST /runs', '/runs', {
+      token,
+      headers: { 'idempotency-key': randomUUID() },
+      body: { workload: { image: 'busybox' }, provider: 'auto', region: 'auto' },
+    });
+    expect(run.status).toBe(201);
+    const runId = (run.body as { id: string }).id;
+    await eventually(() => Promise.resolve(f.stack.processes.get('run-worker')?.signalCode === 'SIGKILL' ? true : undefined), 20_000, 'the worker to die');
+    expect(receiver.received).toHaveLength(1);
+    const before = await f.client.call('GET /webhooks/{webhookId}/deliveries', `/webhooks/${hook.id}/deliveries`, { token });
+    expect((before.body as { items: { status: string; attempts: number }[] }).items).toEqual([expect.objectContaining({ status: 'pending', attempts: 0 })]);
+    await f.stack.restart('run-worker', { FAILPOINT: '' });
+    const delivered = await eventually(async () => {
+      const res = await f.client.call('GET /webhooks/{webhookId}/deliveries', `/webhooks/${hook.id}/deliveries`, { token });
+      const [delivery] = (res.body as { items: { id: string; status: string }[] }).items;
+      return delivery?.status === 'delivered' ? delivery : undefined;
+    }, 30_000, 'the delivery to be recorded');
+    expect(delivered).toMatchObject({ runId, type: 'run.completed', attempts: 1, responseStatus: 204 });
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([delivered.id, delivered.id]);
+    expect(receiver.received.every((r) => verifyStandardWebhook(hook.secret, r))).toBe(true);
+    expect(JSON.parse(receiver.received[1]!.body)).toMatchObject({ type: 'run.completed', data: { runId, state: 'succeeded' } });
+  });
+});
