@@ -6,7 +6,8 @@ import type { ProviderRegistry } from './providers/provider-registry';
 import { cancel } from './reconcile/cancel-step';
 import { dispatch } from './reconcile/dispatch-step';
 import { observe } from './reconcile/observe-step';
-import { snapshotOf, type StepContext } from './reconcile/step-context';
+import { snapshotOf, type Decided, type StepContext } from './reconcile/step-context';
+import { Unresponsive } from './reconcile/unresponsive';
 
 export interface ReconcilerOptions {
   readonly intervalMs: number;
@@ -27,8 +28,6 @@ export class Reconciler {
   private readonly inHand = new Set<string>();
   /** Drives in flight, so that stop() lets them finish. */
   private readonly drives = new Set<Promise<void>>();
-  /** Since when each run's provider has been failing to answer (in memory: a restart starts over). */
-  private readonly failingSince = new Map<string, number>();
   private sweeping: Promise<void> | undefined;
   /**
    * The newest version of each unfinished run this worker has appended or been shown: a row older
@@ -49,6 +48,7 @@ export class Reconciler {
     /** Fault injection for crash tests (see FAILPOINT); a no-op unless armed. */
     failpoint: (name: string) => void = () => undefined,
   ) {
+    this.unresponsive = new Unresponsive(options.unresponsiveAfterMs);
     this.context = {
       providers,
       offers,
@@ -56,6 +56,9 @@ export class Reconciler {
       loads: () => this.loads(),
       unresponsiveAfterMs: options.unresponsiveAfterMs,
       execute: (run, command, at, messageIdBase) => this.execute(run, command, at, messageIdBase),
+      current: (run) => this.handler.current(run.workspaceId, run.runId),
+      lastVersion: (run) => this.handler.lastVersion(run.workspaceId, run.runId),
+      startedAtMs: this.clock().getTime(),
       nowMs: () => this.clock().getTime(),
       failpoint,
     };
@@ -63,6 +66,7 @@ export class Reconciler {
 
   /** What the steps (dispatch, observe, cancel) are given. */
   private readonly context: StepContext;
+  private readonly unresponsive: Unresponsive;
 
   /**
    * The load per placement, one query for every dispatch that asks while it is in flight: a sweep
@@ -111,7 +115,9 @@ export class Reconciler {
 
   private saw(runId: string, version: number, terminal: boolean): void {
     if (terminal) {
-      this.newest.delete(runId);
+      // Remembered as done: a row read before the end (a sweep's) must not be driven again.
+      this.newest.set(runId, Number.MAX_SAFE_INTEGER);
+      this.unresponsive.answered(runId);
       return;
     }
     if (this.newest.size >= MAX_REMEMBERED_RUNS) {
@@ -133,7 +139,7 @@ export class Reconciler {
     this.inHand.add(run.runId);
     try {
       await this.drive(run);
-      this.failingSince.delete(run.runId);
+      this.unresponsive.answered(run.runId);
     } catch (error) {
       this.options.onError(error, run);
       await this.failIfUnresponsive(run, error).catch((e: unknown) => this.options.onError(e, run));
@@ -143,22 +149,10 @@ export class Reconciler {
   }
 
   private async failIfUnresponsive(run: RunView, error: unknown): Promise<void> {
-    const since = this.failingSince.get(run.runId) ?? this.clock().getTime();
-    this.failingSince.set(run.runId, since);
-    const silentMs = this.clock().getTime() - since;
-    if (silentMs < this.options.unresponsiveAfterMs || (run.state !== 'queued' && run.state !== 'starting' && run.state !== 'running')) {
-      return;
+    const failure = this.unresponsive.failed(run, error, this.clock().getTime());
+    if (failure) {
+      await this.execute(run, { type: 'FailRun', failure, now: this.clock().toISOString() });
     }
-    this.failingSince.delete(run.runId);
-    await this.execute(run, {
-      type: 'FailRun',
-      failure: {
-        // A run its provider never showed running failed for the provider's error; a running one lost its workload.
-        code: run.state === 'running' ? 'provider_lost' : 'provider_error',
-        message: `the provider has not answered for ${Math.round(silentMs / 1000)} s (${error instanceof Error ? error.message : String(error)})`,
-      },
-      now: this.clock().toISOString(),
-    });
   }
 
   private async drive(run: RunView): Promise<void> {
@@ -188,12 +182,12 @@ export class Reconciler {
     command: RunCommand,
     at: Snapshot = snapshotOf(run),
     messageIdBase = `rec-${run.runId}-${command.type}`,
-  ): Promise<Snapshot> {
+  ): Promise<Decided> {
     // Decided on the projected state first (no event-store read); a stale projection makes the append
     // conflict and the handler decides again on the events themselves.
     const handled = await this.handler.execute(run.workspaceId, run.runId, command, messageIdBase, at);
     this.saw(run.runId, handled.version, handled.state !== null && isTerminalState(handled.state.state));
-    return { state: handled.state, version: handled.version };
+    return { state: handled.state, version: handled.version, appended: handled.appended.length > 0 };
   }
 }
 

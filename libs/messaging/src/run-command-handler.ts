@@ -102,6 +102,16 @@ export class RunCommandHandler {
     }
   }
 
+  /** The run as its events say now. */
+  current(workspaceId: string, runId: string): Promise<Snapshot> {
+    return this.load(workspaceId, runId);
+  }
+
+  /** The run's last event sequence: one direct get, to see whether anything happened since a version. */
+  lastVersion(workspaceId: string, runId: string): Promise<number> {
+    return this.store.version(workspaceId, runId);
+  }
+
   private async load(workspaceId: string, runId: string): Promise<Snapshot> {
     const { events, version } = await this.store.read(workspaceId, runId);
     return { state: fold(events.map((e) => e.event)), version };

@@ -119,6 +119,11 @@ export class RunEventStore {
           expect: { lastSubjectSequence: version },
           headers: meta,
         });
+        // JetStream checks the message id before the expected sequence: a duplicate is another writer's
+        // identical append (the same decision on the same version), stored in place of ours. Not ours.
+        if (ack.duplicate) {
+          throw new VersionConflictError(version);
+        }
         version = ack.seq;
         recorded.push({ seq: version, event });
       } catch (error) {

@@ -36,7 +36,7 @@ export async function cancel(context: StepContext, run: RunView): Promise<void> 
   if (!pastBound(context, run)) {
     return; // The next sweep looks again.
   }
-  const waitedMs = context.nowMs() - cancelRequestedMs(run);
+  const waitedMs = context.nowMs() - cancelRequestedMs(context, run);
   await context.execute(run, {
     type: 'FailRun',
     failure: {
@@ -51,10 +51,11 @@ async function confirm(context: StepContext, run: RunView): Promise<void> {
   await context.execute(run, { type: 'ConfirmRunCanceled', now: isoNow(context) });
 }
 
-function cancelRequestedMs(run: RunView): number {
-  return Date.parse(run.cancellation?.requestedAt ?? run.createdAt);
+/** From the cancel request, or from this worker's start if later: a worker back from an outage tries before it gives up. */
+function cancelRequestedMs(context: StepContext, run: RunView): number {
+  return Math.max(Date.parse(run.cancellation?.requestedAt ?? run.createdAt), context.startedAtMs);
 }
 
 function pastBound(context: StepContext, run: RunView): boolean {
-  return context.nowMs() - cancelRequestedMs(run) >= context.unresponsiveAfterMs;
+  return context.nowMs() - cancelRequestedMs(context, run) >= context.unresponsiveAfterMs;
 }

@@ -26,9 +26,9 @@ export async function dispatch(context: StepContext, run: RunView): Promise<void
       return;
     }
     const dispatched = await context.execute(run, { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) }, at, `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`);
-    const placed = dispatched.state?.placement;
-    // Another decision came first (a cancel, or another replica's placement elsewhere): submit nothing.
-    if (dispatched.state?.state !== 'starting' || placed?.provider !== decision.placement.provider || placed.region !== decision.placement.region) {
+    // Only the writer of run.dispatched submits: another decision that came first (a cancel, another
+    // replica's placement, even the same one) owns what follows.
+    if (!dispatched.appended) {
       return;
     }
     at = await submitPlaced(context, dispatched);

@@ -1,15 +1,16 @@
 import { hasTimedOut, timeoutOf, type RunView } from '@wrs/domain';
 import type { Snapshot } from '@wrs/messaging';
 import type { Observation, RunProvider } from '../providers/provider';
-import { isoNow, snapshotOf, type StepContext } from './step-context';
+import { isoNow, snapshotOf, stillDispatched, type StepContext } from './step-context';
 import { submitPlaced } from './submit';
 
 /** Moves a `starting` or `running` run to where its provider says the workload is, recording its log lines. */
 export async function observe(context: StepContext, run: RunView): Promise<void> {
   const provider = run.placement && context.providers.get(run.placement.provider);
   if (!provider) {
-    await fail(context, run, 'provider_error', 'the run\'s provider is no longer configured');
-    return;
+    // Thrown, not failed at once: the workload may still run there, and another worker may have the
+    // provider. Past the unresponsive bound the run fails provider_error, saying this.
+    throw new Error(`the run's provider ${run.placement?.provider ?? '(none)'} is not available to this worker; its workload may still be running`);
   }
   if (hasTimedOut(run, context.nowMs())) {
     await provider.cancel(run);
@@ -20,6 +21,11 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
   const observation = await observed(context, provider, run);
   switch (observation.phase) {
     case 'pending':
+      // Starting and not running yet: submitted again (idempotent), as a worker that died between
+      // creating a workload and starting it left it created but never started.
+      if (run.state === 'starting') {
+        await submitAgain(context, run);
+      }
       return;
     // Each step decides on the state the previous one left (not on the row again, which the first
     // append made stale: deciding on it would conflict and read the run's events back).
@@ -56,10 +62,18 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
 async function onLost(context: StepContext, run: RunView, reason: string): Promise<void> {
   const dispatchedMs = run.dispatchedAt ? Date.parse(run.dispatchedAt) : 0;
   if (run.state === 'starting' && context.nowMs() - dispatchedMs < context.unresponsiveAfterMs) {
-    await submitPlaced(context, snapshotOf(run));
+    await submitAgain(context, run);
     return;
   }
   await fail(context, run, 'provider_lost', reason);
+}
+
+/** Submits again only if the run's events still say this dispatch: a row read before a cancel or an end must not start anything. */
+async function submitAgain(context: StepContext, run: RunView): Promise<void> {
+  const now = await context.current(run);
+  if (stillDispatched(now, run) && now.state?.state === 'starting') {
+    await submitPlaced(context, now);
+  }
 }
 
 async function observed(context: StepContext, provider: RunProvider, run: RunView): Promise<Observation> {
@@ -82,6 +96,6 @@ async function recordLogs(context: StepContext, run: RunView, provider: RunProvi
   return context.execute(run, { type: 'RecordLogs', fromIndex, lines, now: isoNow(context) }, at, `rec-${run.runId}-logs-${fromIndex}`);
 }
 
-async function fail(context: StepContext, run: RunView, code: 'provider_error' | 'provider_lost' | 'timed_out', message: string): Promise<void> {
+async function fail(context: StepContext, run: RunView, code: 'provider_lost' | 'timed_out', message: string): Promise<void> {
   await context.execute(run, { type: 'FailRun', failure: { code, message }, now: isoNow(context) });
 }

@@ -62,7 +62,11 @@ class ScriptedProvider implements RunProvider {
     return Promise.resolve([]);
   }
 
+  /** Runs the reconciler asked to stop, in order. */
+  readonly canceled: string[] = [];
+
   cancel(run: RunView): Promise<void> {
+    this.canceled.push(run.runId);
     if (!this.stubborn) {
       this.held.delete(run.runId);
     }
@@ -278,6 +282,66 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     expect(await driveUntil(running, 5)).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.cancel_requested', 'run.canceled']);
     expect((await viewOf(running)).cancellation).toMatchObject({ reason: 'deadline_exceeded' });
     expect(first.held.has(running)).toBe(false);
+  });
+
+  /** Another replica: the same store and providers, its own memory. */
+  function replica(withOffers: ProviderOffer[] = offers): Reconciler {
+    return new Reconciler(
+      new RunQueries(db),
+      handler,
+      new ProviderRegistry([first, second]),
+      withOffers,
+      new CredentialVault(new ProviderCredentials(db), new Map()),
+      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
+      () => new Date(now),
+    );
+  }
+
+  it('two replicas placing one run in two places at once: one placement is recorded, and only its writer submits', async () => {
+    const runId = await createdRun();
+    const queued = await viewOf(runId);
+    // The other replica ranks `second` first (its health or load view differs).
+    const other = replica(offers.map((o) => ({ ...o, priority: o.provider === 'second' ? 0 : 1 })));
+    reconciler.poke(queued);
+    other.poke(queued);
+    await until(() => first.held.has(runId) || second.held.has(runId));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await other.stop();
+    const types = await typesOf(runId);
+    expect(types.filter((t) => t === 'run.dispatched')).toHaveLength(1);
+    const placed = (await viewOf(runId)).placement!.provider;
+    expect([first.held.has(runId), second.held.has(runId)]).toEqual([placed === 'first', placed === 'second']);
+  });
+
+  it('a replica holding a row from before a cancel does not submit the canceled run again', async () => {
+    const runId = await createdRun();
+    await driveUntil(runId, 2);
+    await until(() => first.held.has(runId));
+    const stale = await viewOf(runId); // starting
+    await handler.execute('ws', runId, { type: 'CancelRun', requestedBy: 'alice', now: new Date(now).toISOString() }, 'cancel');
+    expect(await driveUntil(runId, 4)).toEqual(['run.created', 'run.dispatched', 'run.cancel_requested', 'run.canceled']);
+    expect(first.held.has(runId)).toBe(false);
+    const submits = first.streamAtSubmit.length;
+    const other = replica();
+    other.poke(stale); // observes no workload while "starting": would submit again on the row alone
+    await other.stop();
+    expect(first.streamAtSubmit.length).toBe(submits);
+    expect(first.held.has(runId)).toBe(false);
+  });
+
+  it('a submit that ends after the run was canceled stops what it started', async () => {
+    const runId = await createdRun();
+    first.submits = ['hang'];
+    await driveUntil(runId, 2); // dispatched; the submit hangs (a long pull)
+    await handler.execute('ws', runId, { type: 'CancelRun', requestedBy: 'alice', now: new Date(now).toISOString() }, 'cancel');
+    const other = replica();
+    other.poke(await viewOf(runId)); // canceling: the provider holds nothing yet, so the cancel is confirmed
+    await eventually(async () => ((await viewOf(runId)).state === 'canceled' ? true : undefined));
+    await other.stop();
+    const cancelsBefore = first.canceled.filter((id) => id === runId).length;
+    first.endHang(); // the pull ends: the container is created now, and the submitter sees it is late
+    await until(() => first.canceled.filter((id) => id === runId).length > cancelsBefore);
+    expect(first.held.has(runId)).toBe(false);
   });
 
   it('a sweep goes on after one interval while a drive hangs: a slow submit holds only its own run', async () => {

@@ -15,11 +15,36 @@ export interface StepContext {
    * never confirmed, fails the run after this long.
    */
   readonly unresponsiveAfterMs: number;
+  /** When this worker started: a bound counted from a time before it is counted from here instead. */
+  readonly startedAtMs: number;
   /** Decides the command on `at` (the run's row by default) and appends; returns the run's state after. */
-  execute(run: RunView, command: RunCommand, at?: Snapshot, messageIdBase?: string): Promise<Snapshot>;
+  execute(run: RunView, command: RunCommand, at?: Snapshot, messageIdBase?: string): Promise<Decided>;
+  /** The run as its events say now (not the projection): for a step about to act on a provider again. */
+  current(run: RunView): Promise<Snapshot>;
+  /** The run's last event sequence (cheaper than `current`: one direct get). */
+  lastVersion(run: RunView): Promise<number>;
   nowMs(): number;
   /** Fault injection for crash tests (see FAILPOINT); a no-op unless armed. */
   failpoint(name: string): void;
+}
+
+/** The state after a command, and whether this call appended its events (not another writer). */
+export interface Decided extends Snapshot {
+  readonly appended: boolean;
+}
+
+/**
+ * Whether the run, as `now` shows it, is still the dispatch `run` was: starting or running, at the same
+ * placement, from the same dispatch. A workload acted on for an older view must not outlive that.
+ */
+export function stillDispatched(now: Snapshot, run: RunView): boolean {
+  const state = now.state;
+  return (
+    (state?.state === 'starting' || state?.state === 'running') &&
+    state.dispatchedAt === run.dispatchedAt &&
+    state.placement?.provider === run.placement?.provider &&
+    state.placement?.region === run.placement?.region
+  );
 }
 
 export function snapshotOf(run: RunView): Snapshot {

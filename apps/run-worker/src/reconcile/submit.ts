@@ -1,8 +1,8 @@
 import { refusalEndsRun, toRunView, type Failover, type RunView } from '@wrs/domain';
 import type { Snapshot } from '@wrs/messaging';
 import { observeDispatch } from '../dispatch-observation';
-import { ProviderError } from '../providers/provider';
-import { isoNow, type StepContext } from './step-context';
+import { ProviderError, type RunProvider } from '../providers/provider';
+import { isoNow, stillDispatched, type StepContext } from './step-context';
 
 /**
  * Hands a dispatched run to the provider its `run.dispatched` event names (the intent is on the stream
@@ -41,7 +41,22 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
     return refuse(context, run, dispatched, { provider: placement.provider, region: placement.region, code: error.code, message: error.message });
   }
   context.failpoint('worker.after-submit');
+  await stopIfLate(context, run, provider);
   return null;
+}
+
+/**
+ * A submit can end long after it began (an image pull): if the run was canceled or moved on meanwhile,
+ * what the submit started is stopped at once, not left to the cleanup. Usually one direct get says
+ * nothing happened since the dispatch.
+ */
+async function stopIfLate(context: StepContext, run: RunView, provider: RunProvider): Promise<void> {
+  if ((await context.lastVersion(run)) === run.version) {
+    return;
+  }
+  if (!stillDispatched(await context.current(run), run)) {
+    await provider.cancel(run);
+  }
 }
 
 async function refuse(context: StepContext, run: RunView, at: Snapshot, refusal: Failover): Promise<Snapshot> {

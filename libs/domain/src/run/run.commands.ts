@@ -72,11 +72,12 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
     case 'RecordLogs':
       return logEvents(state.logLines, command);
     case 'CompleteRun':
-      return completionEvents(state.state, command.exitCode, command.now, state.cancellation);
+      return completionEvents(state.state, command.exitCode, command.now);
     case 'FailRun':
-      // Cancel wins over a failure, except the failure to confirm the cancel: that must not read as done.
+      // While canceling, the cancel step decides the end: canceled once the provider confirms the
+      // workload gone, failed cancel_unconfirmed if it cannot. A failure seen meanwhile changes nothing.
       if (state.state === 'canceling' && command.failure.code !== 'cancel_unconfirmed') {
-        return [canceled(state.cancellation, command.now)];
+        return [];
       }
       return [{ type: 'run.failed', data: { failure: command.failure, exitCode: null, at: command.now } }];
     case 'CancelRun':
@@ -103,11 +104,10 @@ function completionEvents(
   current: string,
   exitCode: number,
   now: string,
-  cancellation: { readonly requestedBy: string; readonly reason?: CancelReason } | null,
 ): RunEvent[] {
-  // Cancel always wins: a workload that exits while its cancellation is under way ends canceled.
+  // Cancel always wins, and the cancel step confirms it: an exit seen while canceling changes nothing.
   if (current === 'canceling') {
-    return [canceled(cancellation, now)];
+    return [];
   }
   if (exitCode === 0) {
     return [{ type: 'run.succeeded', data: { exitCode: 0, at: now } }];

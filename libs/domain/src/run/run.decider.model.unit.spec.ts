@@ -52,10 +52,10 @@ function modelApply(m: Model, command: RunCommand): void {
       }
       return;
     case 'CompleteRun':
-      m.state = s === 'canceling' ? 'canceled' : command.exitCode === 0 ? 'succeeded' : 'failed';
+      m.state = s === 'canceling' ? s : command.exitCode === 0 ? 'succeeded' : 'failed';
       return;
     case 'FailRun':
-      m.state = s === 'canceling' && command.failure.code !== 'cancel_unconfirmed' ? 'canceled' : 'failed';
+      m.state = s === 'canceling' && command.failure.code !== 'cancel_unconfirmed' ? s : 'failed';
       return;
     case 'CancelRun':
       m.state = s === 'queued' ? 'canceled' : 'canceling';

@@ -73,10 +73,8 @@ describe('run decider', () => {
       given([created, dispatched, started]).when({ type: 'CompleteRun', exitCode: 0, now: T3 }).then([succeeded]));
     it('a non-zero exit fails with the code', () =>
       given([created, dispatched, started]).when({ type: 'CompleteRun', exitCode: 3, now: T3 }).then([failedExit3]));
-    it('an exit while canceling ends canceled: cancel wins', () =>
-      given([created, dispatched, started, cancelRequested])
-        .when({ type: 'CompleteRun', exitCode: 0, now: T3 })
-        .then([canceledByAlice]));
+    it('an exit seen while canceling changes nothing: the cancel step confirms the end (cancel wins)', () =>
+      given([created, dispatched, started, cancelRequested]).when({ type: 'CompleteRun', exitCode: 0, now: T3 }).then([]));
     it('decides nothing once terminal', () =>
       given([created, dispatched, started, succeeded]).when({ type: 'CompleteRun', exitCode: 1, now: T3 }).then([]));
   });
@@ -87,8 +85,8 @@ describe('run decider', () => {
       given([created])
         .when({ type: 'FailRun', failure, now: T1 })
         .then([{ type: 'run.failed', data: { failure, exitCode: null, at: T1 } }]));
-    it('a failure while canceling ends canceled', () =>
-      given([created, dispatched, cancelRequested]).when({ type: 'FailRun', failure, now: T3 }).then([canceledByAlice]));
+    it('a failure seen while canceling changes nothing: only a confirmed stop ends it canceled', () =>
+      given([created, dispatched, cancelRequested]).when({ type: 'FailRun', failure, now: T3 }).then([]));
     it('a cancel its provider never confirmed ends failed, not canceled', () => {
       const unconfirmed = { code: 'cancel_unconfirmed', message: 'still running' } as const;
       return given([created, dispatched, cancelRequested])
