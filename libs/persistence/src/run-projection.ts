@@ -249,7 +249,8 @@ async function upsertRuns(tx: EntityManager, runs: readonly ProjectedRun[]): Pro
  * run's creation: rows already there stay, and a run without labels costs no statement.
  */
 async function insertLabels(tx: EntityManager, states: readonly RunState[]): Promise<void> {
-  const rows = states.flatMap((s) => Object.entries(s.workload.labels ?? {}).map(([key, value]) => ({ s, label: `${key}=${value}` })));
+  // A row written by hand or by an old tool may lack its workload: it has no labels either.
+  const rows = states.flatMap((s) => Object.entries((s.workload as RunState['workload'] | undefined)?.labels ?? {}).map(([key, value]) => ({ s, label: `${key}=${value}` })));
   if (rows.length === 0) {
     return;
   }
