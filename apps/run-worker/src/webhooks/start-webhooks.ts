@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { StreamNames } from '@wrs/messaging';
 import type { DataSource } from 'typeorm';
+import { DeliveryRetention } from './delivery-retention';
 import { DeliveryStore } from './delivery-store';
 import { HttpDelivery, type HttpDeliverySettings } from './http-delivery';
 import { IntakeStore } from './intake-store';
@@ -31,7 +32,7 @@ export interface RunningWebhooks {
   stop(): Promise<void>;
 }
 
-/** The intake (events to pending deliveries) and the senders (pending deliveries to endpoints). */
+/** The intake (events to pending deliveries), the senders (pending deliveries to endpoints) and the removal of old ones. */
 export function startWebhooks(deps: WebhookDependencies, settings: WebhookSettings): RunningWebhooks {
   const sender = new WebhookSender(new DeliveryStore(deps.db), new HttpDelivery(settings.http), {
     concurrency: settings.senders,
@@ -47,12 +48,17 @@ export function startWebhooks(deps: WebhookDependencies, settings: WebhookSettin
     onTaken: () => sender.poke(),
     onError: (error) => deps.log('warn', 'webhook intake failed; it starts again from its cursor', { error: String(error) }),
   });
+  const retention = new DeliveryRetention(deps.db, 10 * 60_000, (error) =>
+    deps.log('warn', 'old webhook deliveries could not be removed; the next pass tries again', { error: String(error) }),
+  );
   intake.start();
   sender.start();
+  retention.start();
   return {
     stop: async () => {
       await intake.stop();
       await sender.stop();
+      await retention.stop();
     },
   };
 }

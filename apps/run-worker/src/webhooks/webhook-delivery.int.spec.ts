@@ -39,6 +39,16 @@ describe('webhook delivery', () => {
     ]);
   });
 
+  it('signs with the new secret and, for the grace period after a rotation, with the previous one too', async () => {
+    const hook = await h.register('ws-rotate', `${h.receiver.origin}/rotate`, ['completed']);
+    const secret = await h.rotate('ws-rotate', hook.id);
+    const runId = randomUUID();
+    await h.append('ws-rotate', runId, events.created('ws-rotate', runId), events.succeeded());
+    const [received] = await eventually(() => Promise.resolve(h.receivedAt('/rotate').length > 0 ? h.receivedAt('/rotate') : undefined));
+    expect(String(received!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect([verifyStandardWebhook(secret, received!), verifyStandardWebhook(hook.secret, received!)]).toEqual([true, true]);
+  });
+
   it('retries after a 500 and after a time-out with the same webhook-id and body, then records the success', async () => {
     const hook = await h.register('ws-retry', `${h.receiver.origin}/retry`, ['completed']);
     answers.set('/retry', (seen) => (seen.length === 1 ? 500 : seen.length === 2 ? 'hang' : 'ok'));

@@ -72,6 +72,13 @@ export class WebhookHarness {
     return { id, secret };
   }
 
+  /** Rotates the endpoint's secret as the api does; answers the new one. */
+  async rotate(workspaceId: string, id: string): Promise<string> {
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    await this.webhooks.rotate(workspaceId, id, sealSecret(secret, { id: 'test', publicKey: this.kek.publicKey }, `webhook/${workspaceId}/${id}`));
+    return secret;
+  }
+
   /** Appends events to a run (made on first use). */
   async append(workspaceId: string, runId: string, ...events: RunEvent[]): Promise<void> {
     const key = `${workspaceId}/${runId}`;

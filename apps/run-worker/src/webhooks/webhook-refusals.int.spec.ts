@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { webhookAttempts, webhookDeliveriesFailed } from '@wrs/observability';
 import { eventually } from '@wrs/testing';
+import { DeliveryRetention } from './delivery-retention';
 import { events, typeOf, WebhookHarness } from './webhook-harness.testing';
 
 /** A small retry budget: a delivery past it is marked failed, and the run's next delivery goes. */
@@ -26,6 +28,35 @@ describe('webhook delivery past its retry budget', () => {
       ['run.started', 'failed', 3, 500, 'status', null],
     ]);
     expect(h.receivedAt('/budget').map(typeOf)).toEqual(['run.started', 'run.started', 'run.started', 'run.completed']);
+    const attempts = (await webhookAttempts.get()).values.map((v) => [v.labels['outcome'], v.value]);
+    expect(attempts).toEqual(expect.arrayContaining([['status', 3], ['delivered', 1]]));
+    expect((await webhookDeliveriesFailed.get()).values[0]?.value).toBe(1);
+  });
+});
+
+describe('webhook delivery retention', () => {
+  let h: WebhookHarness;
+  beforeAll(async () => {
+    h = await WebhookHarness.start({ allowPrivateTargets: true, maxAttempts: 3 });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('removes finished deliveries older than the retention, never a pending one', async () => {
+    const hook = await h.register('ws-retention', 'https://hooks.example.com/never', ['completed']);
+    const row = (id: string, seq: number, status: string, daysAgo: number): Promise<unknown> =>
+      h.db.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, run_id, seq, last_seq, type, payload, status, created_at, last_attempt_at, next_attempt_at)
+         VALUES ($1, $2, 'ws-retention', 'run', $3, $3, 'run.completed', '{}', $4, now() - make_interval(days => $5), now() - make_interval(days => $5), now() + interval '1 day')`,
+        [id, hook.id, seq, status, daysAgo],
+      );
+    await row('old-delivered', 1, 'delivered', 8);
+    await row('old-failed', 2, 'failed', 8);
+    await row('old-pending', 3, 'pending', 8);
+    await row('recent-delivered', 4, 'delivered', 1);
+    expect(await new DeliveryRetention(h.db, 60_000, () => undefined).prune()).toBe(2);
+    expect((await h.deliveries('ws-retention', hook.id)).map((d) => d.id).sort()).toEqual(['old-pending', 'recent-delivered']);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { openSecret, type SealedSecret } from '@wrs/credentials';
+import { webhookAttempts, webhookDeliveriesFailed } from '@wrs/observability';
 import type { ClaimedDelivery, DeliveryStore, Settlement } from './delivery-store';
 import type { AttemptOutcome, HttpDelivery } from './http-delivery';
 import { delayAfter, type RetrySchedule } from './retry-schedule';
@@ -79,7 +80,12 @@ export class WebhookSender {
     const outcome = await this.attempt(delivery);
     // A crash here (after the endpoint answered, before the record) sends the delivery again, same id.
     this.options.failpoint('worker.webhook-after-send');
-    await claim.settle(settlementOf(outcome, delivery.attempts + 1, this.options.schedule));
+    const settlement = settlementOf(outcome, delivery.attempts + 1, this.options.schedule);
+    await claim.settle(settlement);
+    webhookAttempts.inc({ outcome: settlement.status === 'delivered' ? 'delivered' : settlement.error });
+    if (settlement.status === 'failed') {
+      webhookDeliveriesFailed.inc();
+    }
     return true;
   }
 

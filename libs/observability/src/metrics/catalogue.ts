@@ -62,6 +62,17 @@ export const strayWorkloadsRemoved = new Counter({
   labelNames: ['provider', 'reason'] as const,
 });
 
+export const webhookAttempts = new Counter({
+  name: 'wrs_webhook_attempts_total',
+  help: 'Webhook delivery attempts, by outcome: delivered, status, redirect, timeout, connection, refused_target or secret_unavailable.',
+  labelNames: ['outcome'] as const,
+});
+
+export const webhookDeliveriesFailed = new Counter({
+  name: 'wrs_webhook_deliveries_failed_total',
+  help: 'Webhook deliveries given up after their last attempt (marked failed; the run\'s next delivery goes).',
+});
+
 export const projectionLag = new Histogram({
   name: 'wrs_projection_lag_seconds',
   help: 'Time from an event being decided (its time) to its projection being committed in Postgres.',

@@ -1,0 +1,53 @@
+import type { DataSource } from 'typeorm';
+
+/** Finished deliveries (delivered or failed) are kept this long for `GET /webhooks/{id}/deliveries`. */
+export const DELIVERY_RETENTION_DAYS = 7;
+
+/** The most rows one statement deletes: a large backlog goes in short steps, never one long lock. */
+const BATCH = 1000;
+
+/**
+ * Removes finished deliveries older than the retention, now and then; pending ones are never removed
+ * (they go with their endpoint). Every worker may run it: the deletes do not conflict.
+ */
+export class DeliveryRetention {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly intervalMs: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    const pass = (): void => {
+      this.running = this.prune().catch(this.onError);
+    };
+    pass();
+    this.timer = setInterval(pass, this.intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Answers how many deliveries were removed. */
+  async prune(days = DELIVERY_RETENTION_DAYS): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const [, count] = (await this.db.query(
+        `DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM webhook_deliveries
+            WHERE status <> 'pending' AND COALESCE(last_attempt_at, created_at) < now() - make_interval(days => $1)
+            LIMIT ${BATCH})`,
+        [days],
+      )) as [unknown, number];
+      removed += count;
+      if (count < BATCH) {
+        return removed;
+      }
+    }
+  }
+}
