@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isUuid, RunNotFoundError, toRunView, type RunView } from '@wrs/domain';
-import { RunCommandHandler, type LoadedRun } from '@wrs/messaging';
+import { RunCommandHandler, VersionConflictError, type LoadedRun } from '@wrs/messaging';
 import { ProblemError } from '@wrs/problem';
 
 /**
@@ -33,6 +33,10 @@ export class RunCancelService {
     } catch (error) {
       if (error instanceof RunNotFoundError) {
         throw new ProblemError('run_not_found');
+      }
+      // Writers kept moving the run on through every retry: rare, and worth a retry by the client.
+      if (error instanceof VersionConflictError) {
+        throw new ProblemError('dependency_unavailable', { headers: { 'Retry-After': '1' }, detail: 'the run changed on every attempt to decide the cancel; retry' });
       }
       throw error;
     }
