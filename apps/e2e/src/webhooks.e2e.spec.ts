@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from '@wrs/testing';
+import { WrsApiError, WrsClient } from '@wrs/client';
+import { contractCheckedFetch, eventually, startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
 
 /**
@@ -60,5 +61,26 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([delivered.id, delivered.id]);
     expect(receiver.received.every((r) => verifyStandardWebhook(hook.secret, r))).toBe(true);
     expect(JSON.parse(receiver.received[1]!.body)).toMatchObject({ type: 'run.completed', data: { runId, state: 'succeeded' } });
+  });
+
+  it('the typed client manages endpoints: create, rotate (both secrets sign for a while), deliveries, remove', async () => {
+    const checked = contractCheckedFetch(f.stack.baseUrl);
+    const client = new WrsClient({ baseUrl: f.stack.baseUrl, token: f.token('ws-hooks'), workspaceId: 'ws-hooks', fetch: checked.fetch });
+    const created = await client.webhooks.create({ url: `${receiver.origin}/client`, events: ['started', 'completed'] });
+    const rotated = await client.webhooks.rotateSecret(created.value.id);
+    expect(rotated.value.secret).not.toBe(created.value.secret);
+    expect((await client.webhooks.list()).value.items.map((w) => w.id)).toContain(created.value.id);
+    const run = await client.createRun({ workload: { image: 'busybox' }, provider: 'auto', region: 'auto' });
+    const deliveries = await eventually(async () => {
+      const { value } = await client.webhooks.deliveries(created.value.id);
+      return value.items.length === 2 && value.items.every((d) => d.status === 'delivered') ? value.items : undefined;
+    }, 30_000, 'both deliveries');
+    expect(deliveries.map((d) => [d.type, d.runId])).toEqual([['run.completed', run.value.id], ['run.started', run.value.id]]);
+    const arrived = receiver.received.filter((r) => r.path === '/client');
+    expect(arrived.every((r) => verifyStandardWebhook(rotated.value.secret, r) && verifyStandardWebhook(created.value.secret, r))).toBe(true);
+    await client.webhooks.remove(created.value.id);
+    const gone = await client.webhooks.get(created.value.id).then(() => undefined, (e: unknown) => e);
+    expect(gone).toBeInstanceOf(WrsApiError);
+    expect(gone).toMatchObject({ status: 404, code: 'webhook_not_found' });
   });
 });

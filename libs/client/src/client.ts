@@ -6,6 +6,7 @@ import { DEFAULT_RETRY_POLICY } from './retry-policy';
 import { Transport, type Answer, type TransportOptions } from './transport';
 import type { ApiResult, CreatedRun, CreateRunRequest, ListRunsFilter, SuccessBody } from './types';
 import { isCompatibleContract } from './version-compatibility';
+import { WebhooksClient } from './webhooks';
 
 export type WrsClientOptions = TransportOptions;
 
@@ -20,9 +21,12 @@ export class WrsClient {
   /** The contract version this client was generated from. */
   static readonly pinnedContractVersion = PINNED_CONTRACT_VERSION;
   private readonly transport: Transport;
+  /** The workspace's webhook endpoints and their deliveries. */
+  readonly webhooks: WebhooksClient;
 
   constructor(private readonly options: WrsClientOptions) {
     this.transport = new Transport(options);
+    this.webhooks = new WebhooksClient(this.transport);
   }
 
   get baseUrl(): string {

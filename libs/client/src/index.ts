@@ -9,3 +9,4 @@ export { SseParser, type SseMessage } from './sse-parser';
 export type { TokenSource } from './transport';
 export { isCompatibleContract } from './version-compatibility';
 export * from './types';
+export { WebhooksClient, type CreateWebhookRequest, type Webhook, type WebhookDelivery, type WebhookWithSecret } from './webhooks';

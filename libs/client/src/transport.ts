@@ -22,7 +22,7 @@ export interface TransportOptions {
 }
 
 export interface OutgoingRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** The path after the base URL, already encoded. */
   readonly path: string;
   readonly body?: unknown;
