@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,17 @@ import { startStack, type StackFixture } from './stack-fixture';
  * the same webhook-id, and records it. The receiver is a real HTTPS server on loopback, which this
  * stack allows (WEBHOOK_ALLOW_PRIVATE_TARGETS) and trusts (NODE_EXTRA_CA_CERTS).
  */
+const CLI = join(__dirname, '..', '..', '..', 'dist', 'libs', 'client', 'src', 'cli', 'main.js');
+
+/** The built `wrs` CLI, its token and base URL from the environment only. */
+function wrs(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
   let f: StackFixture;
   let receiver: WebhookReceiver;
@@ -82,5 +94,29 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     const gone = await client.webhooks.get(created.value.id).then(() => undefined, (e: unknown) => e);
     expect(gone).toBeInstanceOf(WrsApiError);
     expect(gone).toMatchObject({ status: 404, code: 'webhook_not_found' });
+  });
+
+  it('the wrs CLI registers an endpoint (the secret printed once), shows its deliveries and deletes it', async () => {
+    const env = { WRS_BASE_URL: f.stack.baseUrl, WRS_TOKEN: f.token('ws-hooks'), WRS_CONFIG: join(caDir, 'no-config.json'), HOME: caDir };
+    const created = await wrs(['--json', 'webhooks', 'create', '--url', `${receiver.origin}/cli`, '--event', 'completed'], env);
+    expect(created.code).toBe(0);
+    const hook = (JSON.parse(created.stdout) as { webhook: { id: string; secret: string } }).webhook;
+    expect(hook.secret).toMatch(/^whsec_/);
+    const run = await f.client.call('POST /runs', '/runs', {
+      token: env.WRS_TOKEN,
+      headers: { 'idempotency-key': randomUUID() },
+      body: { workload: { image: 'busybox' }, provider: 'auto', region: 'auto' },
+    });
+    const runId = (run.body as { id: string }).id;
+    const listed = await eventually(async () => {
+      const out = await wrs(['webhooks', 'deliveries', hook.id], env);
+      return out.stdout.includes('delivered') ? out : undefined;
+    }, 30_000, 'the delivery in the CLI');
+    expect(listed.stdout).toContain(`run.completed  run ${runId}  delivered  attempts 1  204`);
+    expect((await wrs(['webhooks', 'list'], env)).stdout).not.toContain('whsec_');
+    expect((await wrs(['webhooks', 'delete', hook.id], env)).code).toBe(0);
+    const gone = await wrs(['webhooks', 'get', hook.id], env);
+    expect(gone.code).toBe(4);
+    expect(gone.stderr).toContain('webhook_not_found');
   });
 });

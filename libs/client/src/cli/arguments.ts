@@ -13,6 +13,8 @@ export const USAGE = `usage: wrs [--json] <command>
   runs get RUN_ID
   runs events RUN_ID [--follow [--workload-exit-code]] [--after EVENT_ID]
   runs cancel RUN_ID
+  webhooks create --url HTTPS_URL [--event completed|started|logs]...   (prints the secret once)
+  webhooks list | get ID | delete ID | rotate-secret ID | deliveries ID
   token --workspace ID [--ttl SECONDS] [--print]   (development: from a repository checkout)
 
 Token: WRS_TOKEN or "token" in ~/.config/wrs/config.json (WRS_CONFIG; mode 600), never a flag.
@@ -43,6 +45,8 @@ const OPTIONS = {
   'created-before': { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  url: { type: 'string' },
+  event: { type: 'string', multiple: true },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -58,6 +62,12 @@ const ALLOWED: Record<string, readonly OptionName[]> = {
   'runs events': ['follow', 'after', 'workload-exit-code'],
   'runs cancel': [],
   token: ['workspace', 'ttl', 'print'],
+  'webhooks create': ['url', 'event'],
+  'webhooks list': [],
+  'webhooks get': [],
+  'webhooks delete': [],
+  'webhooks rotate-secret': [],
+  'webhooks deliveries': [],
 };
 
 export interface Invocation {
@@ -84,13 +94,14 @@ export function parseInvocation(argv: string[]): Invocation {
     return { command: 'help', operand: undefined, options: values, rest };
   }
   const [first, second, third, ...extra] = positionals;
-  const command = first === 'runs' ? `runs ${second ?? ''}`.trim() : first!;
-  const operand = first === 'runs' ? third : second;
+  const grouped = first === 'runs' || first === 'webhooks';
+  const command = grouped ? `${first} ${second ?? ''}`.trim() : first!;
+  const operand = grouped ? third : second;
   const allowed = ALLOWED[command];
   if (!allowed) {
     throw new UsageError(`unknown command: ${command}`);
   }
-  const surplus = first === 'runs' ? extra : [third, ...extra].filter((p) => p !== undefined);
+  const surplus = grouped ? extra : [third, ...extra].filter((p) => p !== undefined);
   if (surplus.length > 0) {
     throw new UsageError(`unexpected argument: ${surplus[0]}`);
   }
@@ -106,10 +117,14 @@ export function parseInvocation(argv: string[]): Invocation {
     throw new UsageError('--workload-exit-code needs --follow (the exit code is known when the run ends)');
   }
   const needsRunId = ['runs get', 'runs events', 'runs cancel'].includes(command);
-  if (needsRunId && !operand) {
-    throw new UsageError(`${command} needs a run id`);
+  const needsWebhookId = ['webhooks get', 'webhooks delete', 'webhooks rotate-secret', 'webhooks deliveries'].includes(command);
+  if ((needsRunId || needsWebhookId) && !operand) {
+    throw new UsageError(`${command} needs a ${needsRunId ? 'run' : 'webhook'} id`);
   }
-  if (!needsRunId && operand !== undefined) {
+  if (command === 'webhooks create' && !values.url) {
+    throw new UsageError('webhooks create needs --url');
+  }
+  if (!needsRunId && !needsWebhookId && operand !== undefined) {
     throw new UsageError(`unexpected argument: ${operand}`);
   }
   return { command, operand, options: values, rest };

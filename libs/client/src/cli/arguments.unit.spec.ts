@@ -13,7 +13,20 @@ describe('wrs arguments', () => {
     expect(parseInvocation(['runs', 'cancel', 'r-1'])).toMatchObject({ command: 'runs cancel', operand: 'r-1' });
   });
 
+  it('reads webhooks commands: create with its url and events, the others with an id', () => {
+    expect(parseInvocation(['webhooks', 'create', '--url', 'https://h.example/x', '--event', 'started', '--event', 'completed'])).toMatchObject({
+      command: 'webhooks create',
+      options: { url: 'https://h.example/x', event: ['started', 'completed'] },
+    });
+    expect(parseInvocation(['webhooks', 'rotate-secret', 'w-1'])).toMatchObject({ command: 'webhooks rotate-secret', operand: 'w-1' });
+    expect(parseInvocation(['webhooks', 'list'])).toMatchObject({ command: 'webhooks list', operand: undefined });
+  });
+
   it.each([
+    [['webhooks', 'create'], /needs --url/],
+    [['webhooks', 'deliveries'], /needs a webhook id/],
+    [['webhooks', 'list', 'x'], /unexpected argument: x/],
+    [['webhooks', 'get', 'w', '--url', 'x'], /--url does not apply to webhooks get/],
     [['runs', 'get'], /needs a run id/],
     [['runs', 'get', 'a', 'b'], /unexpected argument: b/],
     [['runs', 'get', 'a', '--image', 'x'], /--image does not apply to runs get/],

@@ -4,6 +4,7 @@ import { parseInvocation, USAGE, type Invocation } from './arguments';
 import { cancelRunCommand, createRunCommand, getRunCommand, listRunsCommand, runEventsCommand } from './commands/runs';
 import { versionCommand, workspaceCommand } from './commands/meta';
 import { tokenCommand } from './commands/token';
+import { webhooksCommand } from './commands/webhooks';
 import { EXIT, UsageError, type ExitCode } from './exit-codes';
 import type { CliIo } from './io';
 import { errorJson, errorLine } from './render';
@@ -72,6 +73,9 @@ async function dispatch(invocation: Invocation, settings: CliSettings, io: CliIo
     case 'runs cancel':
       return cancelRunCommand(client, io, runId, json);
     default:
+      if (invocation.command.startsWith('webhooks ')) {
+        return webhooksCommand(client, io, invocation);
+      }
       throw new UsageError(`unknown command: ${invocation.command}`);
   }
 }
