@@ -62,6 +62,11 @@ export class WebhookIntake {
       { max_messages: 1024 },
     );
     this.messages = messages;
+    if (!this.running) {
+      // Stopped while the consumer was being made: nobody else would close it.
+      await messages.close();
+      return;
+    }
     const batch: StreamRunEvent[] = [];
     try {
       for await (const message of messages) {

@@ -77,7 +77,8 @@ export class WebhookSender {
       return false;
     }
     const { delivery } = claim;
-    const outcome = await this.attempt(delivery);
+    // Whatever goes wrong in the attempt is a failed attempt: the claim must be settled to free its connection.
+    const outcome = await this.attempt(delivery).catch((): AttemptOutcome => ({ ok: false, status: null, error: 'connection' }));
     // A crash here (after the endpoint answered, before the record) sends the delivery again, same id.
     this.options.failpoint('worker.webhook-after-send');
     const settlement = settlementOf(outcome, delivery.attempts + 1, this.options.schedule);
