@@ -73,6 +73,19 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     await provider.release(run);
   });
 
+  it('puts the run\'s labels on its Job and pod under the service\'s prefix, and all of them in an annotation', async () => {
+    const labels = { team: 'ml', tier: '', 'example.com/owner': 'a' };
+    const run = runOf({ labels });
+    await provider.submit(run, PLACEMENT, credential);
+    const job = fake.jobs().find((j) => j.metadata?.labels?.['workload-run-service.io/run'] === run.runId)!;
+    const expected = { 'label.workload-run-service.io/team': 'ml', 'label.workload-run-service.io/tier': '', 'workload-run-service.io/workspace': 'ws-k8s' };
+    expect(job.metadata?.labels).toMatchObject(expected);
+    expect(job.spec?.template.metadata?.labels).toMatchObject(expected);
+    expect(Object.keys(job.metadata?.labels ?? {}).filter((k) => k.includes('example.com'))).toEqual([]);
+    expect(JSON.parse(job.metadata?.annotations?.['workload-run-service.io/labels'] ?? 'null')).toEqual(labels);
+    await provider.release(run);
+  });
+
   it('gives the workload the resources it asks for, as both request and limit', async () => {
     const run = runOf({ resources: { cpu: '250m', memory: '1Gi' } });
     await provider.submit(run, PLACEMENT, credential);

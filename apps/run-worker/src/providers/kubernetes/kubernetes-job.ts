@@ -7,6 +7,10 @@ export const LABEL_WORKSPACE = 'workload-run-service.io/workspace';
 /** The installation (NAMESPACE) that made the Job: the cleanup never touches another's. */
 export const LABEL_OWNER = 'workload-run-service.io/owner';
 export const ANNOTATION_WORKSPACE = 'workload-run-service.io/workspace-id';
+/** The run's own labels: `team` as `label.workload-run-service.io/team`, so none can pose as the service's. */
+export const RUN_LABEL_PREFIX = 'label.workload-run-service.io/';
+/** All of the run's labels, as JSON: a key with a prefix of its own (`example.com/tier`) cannot take a second one. */
+export const ANNOTATION_LABELS = 'workload-run-service.io/labels';
 export const WORKLOAD_CONTAINER = 'workload';
 
 /** A finished Job the worker failed to delete (it died first) is removed by the cluster after this. */
@@ -30,11 +34,17 @@ export function jobName(run: Pick<RunView, 'runId'>): string {
  * exit), killed by the cluster at the run's timeout, as an unprivileged user.
  */
 export function jobFor(run: RunView, namespace: string, owner: string): V1Job {
-  const labels = { [LABEL_RUN]: run.runId, [LABEL_WORKSPACE]: labelValue(run.workspaceId), [LABEL_OWNER]: labelValue(owner) };
+  const labels = {
+    ...runLabels(run),
+    [LABEL_RUN]: run.runId,
+    [LABEL_WORKSPACE]: labelValue(run.workspaceId),
+    [LABEL_OWNER]: labelValue(owner),
+  };
+  const annotations = { [ANNOTATION_WORKSPACE]: run.workspaceId, ...(run.workload.labels ? { [ANNOTATION_LABELS]: JSON.stringify(run.workload.labels) } : {}) };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: jobName(run), namespace, labels, annotations: { [ANNOTATION_WORKSPACE]: run.workspaceId } },
+    metadata: { name: jobName(run), namespace, labels, annotations },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: timeoutOf(run.workload),
@@ -61,6 +71,15 @@ export function jobFor(run: RunView, namespace: string, owner: string): V1Job {
       },
     },
   };
+}
+
+/** The run's unprefixed labels under RUN_LABEL_PREFIX (their form is already Kubernetes'). */
+function runLabels(run: RunView): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(run.workload.labels ?? {})
+      .filter(([key]) => !key.includes('/'))
+      .map(([key, value]) => [`${RUN_LABEL_PREFIX}${key}`, value]),
+  );
 }
 
 /** A quantity the workload gives is both reserved and the limit (the run gets what it asked for, no more). */
