@@ -1,29 +1,32 @@
 import 'reflect-metadata';
+import { join } from 'node:path';
 import { ensureDevKeyPair } from '@wrs/auth';
 import { loadConfig, runService, TokenEnv } from '@wrs/config';
 import { ensureDevCredentialKeys } from '@wrs/credentials';
 import {
+  describeMissing,
+  type EngineCandidate,
+  devDependencyImages,
   findContainerEngine,
   forgetRunningStack,
   LocalStack,
-  missingDependencies,
   MissingDependenciesError,
   passThroughEnv,
   planProviders,
   recordRunningStack,
   StackEnv,
+  startDevDependencies,
+  unreachableDependencies,
 } from '@wrs/devstack';
-import { DEV_KEYS_DIR, DIST_DIR } from './repo-root';
+import { DEV_KEYS_DIR, DIST_DIR, REPO_ROOT } from './repo-root';
 
 /** `npm start`: migrations and streams, then every service, behind one base URL. */
 void runService('stack', async () => {
   const config = loadConfig(StackEnv, process.env);
   const keysDir = config.DEV_KEYS_DIR ?? DEV_KEYS_DIR;
-  const missing = await missingDependencies({ NATS_URL: config.NATS_URL, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL });
-  if (missing.length > 0) {
-    throw new MissingDependenciesError(missing);
-  }
-  const providers = planProviders(process.env, await findContainerEngine(process.env));
+  const engine = await findContainerEngine(process.env);
+  const devContainers = await ensureDependencies(config, engine.found);
+  const providers = planProviders(process.env, engine);
   const { publicKeyFile } = ensureDevKeyPair(keysDir);
   const stack = new LocalStack({
     distDir: DIST_DIR,
@@ -68,6 +71,9 @@ void runService('stack', async () => {
   });
   console.log(`\nWorkload Run Service is up. Base URL: ${stack.baseUrl}`);
   providers.lines.forEach((line) => console.log(line));
+  if (devContainers.length > 0) {
+    console.log(`These containers stay running when the stack stops ${leftRunning(devContainers)}`);
+  }
   console.log('Mint a token with: npm run token -- --workspace demo');
   const ops = [...stack.processes.keys()].map((name) => `${name} http://${config.METRICS_HOST}:${stack.metricsPortOf(name)}`);
   console.log(`Operator ports (/metrics, /health/live, /health/ready): ${ops.join(', ')}\n`);
@@ -77,5 +83,34 @@ void runService('stack', async () => {
       child.removeAllListeners('exit');
     }
     await stack.stop();
+    if (devContainers.length > 0) {
+      console.log(`stack: stopped; left running ${leftRunning(devContainers)}`);
+    }
   };
 });
+
+/** The dependency containers outlive the stack: they hold its data, and the next start reuses them. */
+function leftRunning(containers: readonly string[]): string {
+  return `(they hold the development data): ${containers.join(', ')}; \`docker rm -fv ${containers.join(' ')}\` removes them`;
+}
+
+/**
+ * NATS, Postgres and Redis where the configuration says. Missing ones are started as containers when an
+ * engine answers (their names are returned: they outlive the stack); without one, the error names each
+ * with the command that starts it.
+ */
+async function ensureDependencies(config: StackEnv, engine: EngineCandidate | undefined): Promise<readonly string[]> {
+  const unreachable = await unreachableDependencies({ NATS_URL: config.NATS_URL, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL });
+  if (unreachable.length === 0) {
+    return [];
+  }
+  // One definition of the images: docker/compose.yaml's defaults, or the WRS_IMAGE_* it reads too.
+  const images = devDependencyImages(join(REPO_ROOT, 'docker', 'compose.yaml'), process.env);
+  if (!engine) {
+    const hint = 'With Docker or Podman running, npm start starts these itself.';
+    throw new MissingDependenciesError(unreachable.map((d) => describeMissing(d, images[d.kind])), hint);
+  }
+  const started = await startDevDependencies(unreachable, engine, images);
+  started.lines.forEach((line) => console.log(`stack: ${line}`));
+  return started.containers;
+}

@@ -89,10 +89,17 @@ describe('npm start without a container engine', () => {
 describe('npm start without NATS, Postgres or Redis', () => {
   it('names what is missing with the command that starts it, and exits 1 before starting anything', async () => {
     const [nats, redis] = [await freePort(), await freePort()];
-    const { code, output } = await npmStartFailing({ NATS_URL: `nats://127.0.0.1:${nats}`, REDIS_URL: `redis://127.0.0.1:${redis}` });
+    // No engine either: with one, npm start would start them (dev-dependencies.e2e.spec.ts).
+    const { code, output } = await npmStartFailing({
+      NATS_URL: `nats://127.0.0.1:${nats}`,
+      REDIS_URL: `redis://127.0.0.1:${redis}`,
+      DOCKER_HOST: 'unix:///nonexistent/engine.sock',
+    });
     expect(code).toBe(1);
     expect(output).toContain(`NATS (with JetStream) at 127.0.0.1:${nats} (NATS_URL): nothing listens there. To start one: docker run`);
     expect(output).toContain(`Redis at 127.0.0.1:${redis} (REDIS_URL): nothing listens there. To start one: docker run`);
+    expect(output).toContain(`-p 127.0.0.1:${nats}:4222`);
+    expect(output).toContain('With Docker or Podman running, npm start starts these itself.');
     expect(output).not.toContain('PostgreSQL at');
     expect(output).not.toMatch(/\n\s+at /);
   }, 60_000);
