@@ -17,6 +17,7 @@ export function layout(session: Session, main: HTMLElement, onSignOut: () => voi
         { 'aria-label': 'Main' },
         h('a', { href: '/console/', 'data-route': '' }, 'Runs'),
         h('a', { href: '/console/new', 'data-route': '' }, 'New run'),
+        h('a', { href: '/console/webhooks', 'data-route': '' }, 'Webhooks'),
       ),
       h(
         'div',

@@ -8,11 +8,12 @@ import { errorBox } from './views/error-box';
 import { runPageView } from './views/run-page';
 import { runsListView } from './views/runs-list';
 import { signInView } from './views/sign-in';
+import { webhooksView } from './views/webhooks';
 import type { View } from './views/view';
 
 /**
  * The console's shell: who is signed in, and which page the URL names (/console/, /console/new,
- * /console/runs/<id>). Links are real links; the router only saves the page reload.
+ * /console/runs/<id>, /console/webhooks). Links are real links; the router only saves the page reload.
  */
 const root = document.getElementById('app') as HTMLElement;
 let session: Session | null = null;
@@ -39,6 +40,8 @@ function route(focus = true, notice?: string): void {
     show(runPageView(decodeURIComponent(run[1])), focus);
   } else if (path === '/new') {
     show(createRunView(navigate), focus);
+  } else if (path === '/webhooks') {
+    show(webhooksView(), focus);
   } else {
     show(runsListView(location.search, navigate), focus);
   }
