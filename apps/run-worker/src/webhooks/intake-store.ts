@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { StreamRunEvent } from '@wrs/messaging';
 import type { WebhookEventKind } from '@wrs/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
-import { logsPayload, MAX_LINES_PER_DELIVERY, owedBy, wants, type LogLine, type WebhookPayload } from './webhook-payloads';
+import { logsPayload, LOGS_WINDOW_MS, MAX_LINES_PER_DELIVERY, owedBy, wants, type LogLine, type WebhookPayload } from './webhook-payloads';
 
 interface Endpoint {
   id: string;
@@ -58,19 +58,20 @@ export class IntakeStore {
   }
 }
 
-async function insert(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, type: string, payload: WebhookPayload): Promise<number> {
+async function insert(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, type: string, payload: WebhookPayload, delayMs = 0): Promise<number> {
   await m.query(
     `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, run_id, seq, last_seq, type, payload, next_attempt_at)
-     VALUES ($1, $2, $3, $4, $5, $5, $6, $7, now()) ON CONFLICT (webhook_id, seq) DO NOTHING`,
-    [`msg_${randomUUID().replace(/-/g, '')}`, endpoint.id, e.workspaceId, e.runId, e.seq, type, JSON.stringify(payload)],
+     VALUES ($1, $2, $3, $4, $5, $5, $6, $7, now() + make_interval(secs => $8::double precision / 1000)) ON CONFLICT (webhook_id, seq) DO NOTHING`,
+    [`msg_${randomUUID().replace(/-/g, '')}`, endpoint.id, e.workspaceId, e.runId, e.seq, type, JSON.stringify(payload), delayMs],
   );
   return 1;
 }
 
 /**
  * Log lines are throttled by coalescing: a line joins the run's latest delivery to the endpoint if that
- * is a `run.logs` one not yet tried (and not being sent), else starts a new one. An endpoint that keeps
- * up gets lines as they come; one that is slow or failing gets them a hundred at a time.
+ * is a `run.logs` one not yet tried (and not being sent), else starts a new one, due a second later. An
+ * endpoint gets a run's lines at most about once a second; one that is slow or failing gets them up to a
+ * hundred at a time.
  */
 async function addLine(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, line: LogLine): Promise<number> {
   const [updated] = (await m.query(
@@ -90,5 +91,6 @@ async function addLine(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, 
   if (updated.length > 0) {
     return 1;
   }
-  return insert(m, endpoint, e, 'run.logs', logsPayload(e.runId, e.workspaceId, line));
+  // Held for a moment, so the lines that follow join it: at most one `run.logs` a second per run and endpoint.
+  return insert(m, endpoint, e, 'run.logs', logsPayload(e.runId, e.workspaceId, line), LOGS_WINDOW_MS);
 }

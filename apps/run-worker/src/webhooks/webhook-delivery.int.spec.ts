@@ -80,6 +80,8 @@ describe('webhook delivery', () => {
     );
     expect(healthy.map(typeOf)[0]).toBe('run.started');
     expect(healthy.map(typeOf).at(-1)).toBe('run.completed');
+    const healthyLines = healthy.filter((r) => typeOf(r) === 'run.logs').flatMap((r) => (JSON.parse(r.body) as { data: { lines: { line: string }[] } }).data.lines.map((l) => l.line));
+    expect(healthyLines).toEqual(['line 0', 'line 1', 'line 2']);
     // The failing endpoint has seen nothing but its first delivery, however often retried.
     expect(new Set(h.receivedAt('/failing').map(typeOf))).toEqual(new Set(['run.started']));
     released = true;

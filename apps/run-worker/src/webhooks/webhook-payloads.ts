@@ -5,6 +5,9 @@ import type { WebhookEventKind } from '@wrs/persistence';
 /** Log lines one `run.logs` delivery carries at most; more go into the next one. */
 export const MAX_LINES_PER_DELIVERY = 100;
 
+/** A new `run.logs` delivery waits this long for more lines to join it. */
+export const LOGS_WINDOW_MS = 1000;
+
 export interface LogLine {
   readonly seq: number;
   readonly index: number;
