@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { sealSecret } from '@wrs/credentials';
 import type { RunEvent } from '@wrs/domain';
@@ -24,9 +24,12 @@ export class WebhookHarness {
   private readonly kek = generateKeyPairSync('x25519');
   readonly webhooks: Webhooks;
 
+  private readonly replicas: RunningWebhooks[] = [];
+
   private constructor(
     readonly env: IsolatedEnvironment,
     private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
     readonly db: DataSource,
     private readonly store: RunEventStore,
     readonly receiver: WebhookReceiver,
@@ -42,25 +45,36 @@ export class WebhookHarness {
     const jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, names);
     const db = await openDatabase(env.database);
-    const harness = new WebhookHarness(env, nc, db, new RunEventStore(jetstream(nc), jsm, names), await startWebhookReceiver());
-    harness.running = startWebhooks(
+    const harness = new WebhookHarness(env, nc, jsm, db, new RunEventStore(jetstream(nc), jsm, names), await startWebhookReceiver());
+    harness.running = harness.startWorker(settings);
+    return harness;
+  }
+
+  /** Another worker's intake and senders on the same stream and database (a replica). */
+  startReplica(settings: HarnessSettings): RunningWebhooks {
+    const replica = this.startWorker(settings);
+    this.replicas.push(replica);
+    return replica;
+  }
+
+  private startWorker(settings: HarnessSettings): RunningWebhooks {
+    return startWebhooks(
       {
-        js: jetstream(nc),
-        jsm,
-        names,
-        db,
-        privateKeks: new Map<string, KeyObject>([['test', harness.kek.privateKey]]),
+        js: jetstream(this.nc),
+        jsm: this.jsm,
+        names: new StreamNames(this.env.namespace),
+        db: this.db,
+        privateKeks: new Map<string, KeyObject>([['test', this.kek.privateKey]]),
         failpoint: () => undefined,
         log: () => undefined,
       },
       {
-        http: { allowPrivateTargets: settings.allowPrivateTargets, timeoutMs: 1000, maxResponseBytes: 65536, ca: harness.receiver.caCertificate },
+        http: { allowPrivateTargets: settings.allowPrivateTargets, timeoutMs: 1000, maxResponseBytes: 65536, ca: this.receiver.caCertificate },
         schedule: { baseMs: 50, maxDelayMs: 200, maxAttempts: settings.maxAttempts },
         senders: 4,
         idleMs: 50,
       },
     );
-    return harness;
   }
 
   /** Registers an endpoint as the api does (secret sealed for the worker); answers its id and secret. */
@@ -95,7 +109,7 @@ export class WebhookHarness {
   }
 
   async close(): Promise<void> {
-    await this.running?.stop();
+    await Promise.all([this.running, ...this.replicas].map((r) => r?.stop()));
     await this.receiver.close();
     await this.db.destroy();
     await this.nc.close();
