@@ -6,6 +6,7 @@ import type { ProviderRegistry } from './providers/provider-registry';
 import { cancel } from './reconcile/cancel-step';
 import { dispatch } from './reconcile/dispatch-step';
 import { observe } from './reconcile/observe-step';
+import { PlaceLoadReader, PlacementReservations } from './reconcile/placement-reservations';
 import { snapshotOf, type Decided, type StepContext } from './reconcile/step-context';
 import { Unresponsive } from './reconcile/unresponsive';
 
@@ -49,11 +50,13 @@ export class Reconciler {
     failpoint: (name: string) => void = () => undefined,
   ) {
     this.unresponsive = new Unresponsive(options.unresponsiveAfterMs);
+    this.placeLoads = new PlaceLoadReader(queries, this.reservations, () => this.clock().getTime());
     this.context = {
       providers,
       offers,
       vault,
-      loads: () => this.loads(),
+      loads: () => this.placeLoads.read(),
+      reservations: this.reservations,
       unresponsiveAfterMs: options.unresponsiveAfterMs,
       execute: (run, command, at, messageIdBase) => this.execute(run, command, at, messageIdBase),
       current: (run) => this.handler.current(run.workspaceId, run.runId),
@@ -67,19 +70,8 @@ export class Reconciler {
   /** What the steps (dispatch, observe, cancel) are given. */
   private readonly context: StepContext;
   private readonly unresponsive: Unresponsive;
-
-  /**
-   * The load per placement, one query for every dispatch that asks while it is in flight: a sweep
-   * dispatches hundreds of runs at once, and each asking on its own made the count (a scan of every
-   * unfinished run) the worker's largest database cost. A dispatch never sees a count older than the
-   * query in flight when it asked.
-   */
-  private loadsInFlight: Promise<Map<string, number>> | undefined;
-
-  private loads(): Promise<Map<string, number>> {
-    this.loadsInFlight ??= this.queries.placedCounts().finally(() => (this.loadsInFlight = undefined));
-    return this.loadsInFlight;
-  }
+  private readonly reservations = new PlacementReservations();
+  private readonly placeLoads: PlaceLoadReader;
 
   start(): void {
     this.timer = setInterval(() => {
@@ -96,6 +88,9 @@ export class Reconciler {
   /** Drive one run now (after its projection changed) instead of waiting for the next sweep. */
   poke(run: RunView): void {
     this.saw(run.runId, run.version, run.terminal);
+    if (run.placement) {
+      this.reservations.projected(run.runId, this.clock().getTime());
+    }
     if (!run.terminal) {
       void this.driveOnce(run);
     }
@@ -117,6 +112,7 @@ export class Reconciler {
     if (terminal) {
       // Remembered as done: a row read before the end (a sweep's) must not be driven again.
       this.newest.set(runId, Number.MAX_SAFE_INTEGER);
+      this.reservations.release(runId);
       this.unresponsive.answered(runId);
       return;
     }

@@ -11,11 +11,16 @@ import { submitPlaced } from './submit';
  */
 export async function dispatch(context: StepContext, run: RunView): Promise<void> {
   const loads = await context.loads();
-  const candidates = placementCandidates(context.offers, run.requested.provider, run.requested.region, (p, r) => loads.get(`${p}/${r}`) ?? 0);
   let at: Snapshot | null = snapshotOf(run);
   while (at?.state?.state === 'queued') {
     const state = at.state;
+    // From the counts to the reservation without an await: a concurrent dispatch sees this one's place taken.
+    const loadOf = (p: string, r: string): number => (loads.counts.get(`${p}/${r}`) ?? 0) + context.reservations.extra(`${p}/${r}`, loads.queriedAtMs);
+    const candidates = placementCandidates(context.offers, run.requested.provider, run.requested.region, loadOf);
     const decision = decidePlacement(state.requested, candidates, state.refusals ?? [], (c) => factsOf(context, c, run.workspaceId));
+    if (decision.kind === 'place') {
+      context.reservations.reserve(run.runId, `${decision.placement.provider}/${decision.placement.region}`);
+    }
     if (decision.kind === 'fail') {
       await context.execute(run, { type: 'FailRun', failure: decision.failure, now: isoNow(context) }, at);
       return;
@@ -29,9 +34,13 @@ export async function dispatch(context: StepContext, run: RunView): Promise<void
     // Only the writer of run.dispatched submits: another decision that came first (a cancel, another
     // replica's placement, even the same one) owns what follows.
     if (!dispatched.appended) {
+      context.reservations.release(run.runId);
       return;
     }
     at = await submitPlaced(context, dispatched);
+    if (at !== null) {
+      context.reservations.release(run.runId); // refused: queued again, or failed
+    }
   }
 }
 

@@ -313,6 +313,17 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     expect([first.held.has(runId), second.held.has(runId)]).toEqual([placed === 'first', placed === 'second']);
   });
 
+  it('runs placed at once never take more places than a capacity allows: the rest wait', async () => {
+    const runIds = await Promise.all([createdRun(), createdRun(), createdRun()]);
+    const small = replica(offers.map((o) => ({ ...o, capacity: 1 })));
+    const views = await Promise.all(runIds.map(viewOf));
+    views.forEach((view) => small.poke(view)); // three dispatches share one load count from Postgres
+    await eventually(async () => ((await Promise.all(runIds.map(typesOf))).every((types) => types.length === 2) ? true : undefined));
+    await small.stop();
+    const outcomes = await Promise.all(runIds.map(async (id) => (await viewOf(id)).placement?.provider ?? (await viewOf(id)).waiting?.reason));
+    expect(outcomes.sort()).toEqual(['first', 'no_capacity', 'second']);
+  });
+
   it('a replica holding a row from before a cancel does not submit the canceled run again', async () => {
     const runId = await createdRun();
     await driveUntil(runId, 2);

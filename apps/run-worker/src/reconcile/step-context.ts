@@ -2,14 +2,17 @@ import type { ProviderOffer, RunCommand, RunView } from '@wrs/domain';
 import type { Snapshot } from '@wrs/messaging';
 import type { CredentialVault } from '../credential-vault';
 import type { ProviderRegistry } from '../providers/provider-registry';
+import type { PlacementReservations } from './placement-reservations';
 
 /** What each step of driving a run needs: the providers, the run's store, the time. */
 export interface StepContext {
   readonly providers: ProviderRegistry;
   readonly offers: readonly ProviderOffer[];
   readonly vault: CredentialVault;
-  /** The unfinished runs placed on each `provider/region` now. */
-  loads(): Promise<Map<string, number>>;
+  /** The unfinished runs placed on each `provider/region`, as Postgres counted them, and when that query began. */
+  loads(): Promise<PlaceLoads>;
+  /** Placements decided here that those counts may not include yet. */
+  readonly reservations: PlacementReservations;
   /**
    * How long a provider may leave a run without an answer: a dispatch it never took, or a cancel it
    * never confirmed, fails the run after this long.
@@ -26,6 +29,11 @@ export interface StepContext {
   nowMs(): number;
   /** Fault injection for crash tests (see FAILPOINT); a no-op unless armed. */
   failpoint(name: string): void;
+}
+
+export interface PlaceLoads {
+  readonly counts: ReadonlyMap<string, number>;
+  readonly queriedAtMs: number;
 }
 
 /** The state after a command, and whether this call appended its events (not another writer). */

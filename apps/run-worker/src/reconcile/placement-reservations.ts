@@ -1,0 +1,76 @@
+import type { RunQueries } from '@wrs/persistence';
+import type { PlaceLoads } from './step-context';
+
+/**
+ * Placements this worker decided that the load counts it reads from Postgres may not include yet: a
+ * run placed a moment ago is projected milliseconds later, and every dispatch in between would see
+ * its place as free. A reservation counts until a load query that began after the run's projection
+ * was seen has returned (its count includes the run), or the run is given up or ends. Per worker:
+ * replicas placing at once can still exceed a capacity by a few.
+ */
+export class PlacementReservations {
+  private readonly byRun = new Map<string, { readonly place: string; projectedAtMs: number | null }>();
+
+  reserve(runId: string, place: string): void {
+    this.byRun.set(runId, { place, projectedAtMs: null });
+  }
+
+  release(runId: string): void {
+    this.byRun.delete(runId);
+  }
+
+  /** The projection has the run at its place now. */
+  projected(runId: string, nowMs: number): void {
+    const entry = this.byRun.get(runId);
+    if (entry && entry.projectedAtMs === null) {
+      entry.projectedAtMs = nowMs;
+    }
+  }
+
+  /** How many runs to add to `place`'s count from a query begun at `queriedAtMs`. */
+  extra(place: string, queriedAtMs: number): number {
+    let count = 0;
+    for (const entry of this.byRun.values()) {
+      if (entry.place === place && (entry.projectedAtMs === null || entry.projectedAtMs >= queriedAtMs)) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Drops what a query begun at `queriedAtMs` counted itself. */
+  prune(queriedAtMs: number): void {
+    for (const [runId, entry] of this.byRun) {
+      if (entry.projectedAtMs !== null && entry.projectedAtMs < queriedAtMs) {
+        this.byRun.delete(runId);
+      }
+    }
+  }
+}
+
+/**
+ * The load per placement, one query for every dispatch that asks while it is in flight: a sweep
+ * dispatches hundreds of runs at once, and each asking on its own made the count (a scan of every
+ * unfinished run) the worker's largest database cost. Reservations the query has counted are dropped.
+ */
+export class PlaceLoadReader {
+  private inFlight: Promise<PlaceLoads> | undefined;
+
+  constructor(
+    private readonly queries: Pick<RunQueries, 'placedCounts'>,
+    private readonly reservations: PlacementReservations,
+    private readonly nowMs: () => number,
+  ) {}
+
+  read(): Promise<PlaceLoads> {
+    this.inFlight ??= this.query().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async query(): Promise<PlaceLoads> {
+    const queriedAtMs = this.nowMs();
+    const counts = await this.queries.placedCounts();
+    this.reservations.prune(queriedAtMs);
+    return { counts, queriedAtMs };
+  }
+}
