@@ -109,7 +109,8 @@ export class WebhookHarness {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.running, ...this.replicas].map((r) => r?.stop()));
+    const workers = this.running ? [this.running, ...this.replicas] : this.replicas;
+    await Promise.all(workers.map((r) => r.stop()));
     await this.receiver.close();
     await this.db.destroy();
     await this.nc.close();
