@@ -40,8 +40,9 @@ describeNeeding(containerEngineMissing())('npm start with a container engine (Po
     await stack?.stop();
   });
 
-  it('offers the container provider first, the simulator as the named fallback, and says why', () => {
+  it('offers the container provider to auto, the simulator only by name, and says why', () => {
     expect(stack.output()).toContain('providers: container [local], then simulator [local-1, local-2]');
+    expect(stack.output()).toContain('"simulator" runs only when asked for by name');
     expect(stack.output()).toContain(`container engine: ${CONTAINER_SOCKET} (DOCKER_HOST)`);
     expect(stack.output()).not.toContain('RUNS ARE SIMULATED');
   });

@@ -29,7 +29,7 @@ export function parseProviderOffers(json: string | undefined): readonly Provider
   }
   if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every(isOffer)) {
     throw new ConfigError([
-      `PROVIDERS_JSON: must be a non-empty array of {"provider": name, "kind"?: ${PROVIDER_KINDS.map((k) => `"${k}"`).join('|')}, "regions": [name, ...], "priority": integer, "cost"?: number >= 0, "capacity"?: integer >= 0, ` +
+      `PROVIDERS_JSON: must be a non-empty array of {"provider": name, "kind"?: ${PROVIDER_KINDS.map((k) => `"${k}"`).join('|')}, "regions": [name, ...], "priority": integer, "cost"?: number >= 0, "capacity"?: integer >= 0, "auto"?: boolean, ` +
         `"pullPolicy"?: ${PULL_POLICIES.map((p) => `"${p}"`).join('|')}, "pullTimeoutSeconds"?: integer 1-${MAX_PULL_TIMEOUT_SECONDS} (both for kind "container" only)}`,
     ]);
   }
@@ -52,6 +52,7 @@ function isOffer(value: unknown): value is ProviderOffer {
     (PROVIDER_KINDS as readonly unknown[]).includes(v['kind'] ?? v['provider']) &&
     (v['cost'] === undefined || (typeof v['cost'] === 'number' && Number.isFinite(v['cost']) && v['cost'] >= 0)) &&
     (v['capacity'] === undefined || (Number.isInteger(v['capacity']) && (v['capacity'] as number) >= 0)) &&
+    (v['auto'] === undefined || typeof v['auto'] === 'boolean') &&
     pullSettingsValid(v)
   );
 }

@@ -10,10 +10,13 @@ export interface ProviderPlan {
   readonly real: boolean;
 }
 
-/** With an engine: real containers first, the simulator as the named fallback (by priority). */
+/**
+ * With an engine: real containers for `auto`, the simulator only when asked for by name (a container
+ * the engine refuses must fail the run, not pass as a simulated success).
+ */
 export const ENGINE_OFFERS: readonly ProviderOffer[] = [
   { provider: 'container', regions: ['local'], priority: 0 },
-  { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 1 },
+  { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 1, auto: false },
 ];
 
 const GET_AN_ENGINE = [
@@ -44,7 +47,7 @@ export function planProviders(env: Readonly<Record<string, string | undefined>>,
       real: true,
       lines: [
         `providers: ${describe(ENGINE_OFFERS)}`,
-        `${engineLine}: runs with provider "auto" are real containers; "simulator" is the fallback (and can be asked for by name)`,
+        `${engineLine}: runs with provider "auto" are real containers; "simulator" runs only when asked for by name`,
       ],
     };
   }

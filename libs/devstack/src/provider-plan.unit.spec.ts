@@ -28,11 +28,11 @@ describe('the providers npm start offers', () => {
   const found = { found: { socket: '/run/podman/podman.sock', source: "Podman's rootful socket" }, tried: [] };
   const none = { found: undefined, tried: ["Docker's socket /var/run/docker.sock: no such socket"] };
 
-  it('with an engine: container first, the simulator as the named fallback', () => {
+  it('with an engine: container for auto, the simulator only by name', () => {
     const plan = planProviders({}, found);
     expect(JSON.parse(plan.env['PROVIDERS_JSON']!)).toEqual([
       { provider: 'container', regions: ['local'], priority: 0 },
-      { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 1 },
+      { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 1, auto: false },
     ]);
     expect(plan.env['CONTAINER_ENGINE_SOCKET']).toBe('/run/podman/podman.sock');
     expect(plan.lines[0]).toBe('providers: container [local], then simulator [local-1, local-2]');

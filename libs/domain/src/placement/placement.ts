@@ -12,6 +12,11 @@ export interface ProviderOffer {
   readonly cost?: number;
   /** Runs at once per region; none means as many as the provider takes. */
   readonly capacity?: number;
+  /**
+   * False: never chosen by `auto`, only when asked for by name. For a simulator beside real
+   * providers: `auto` must not report a run that never ran as succeeded. Default true.
+   */
+  readonly auto?: boolean;
   /** Kind `container`: when the engine pulls the run's image (default `IfNotPresent`). */
   readonly pullPolicy?: PullPolicy;
   /** Kind `container`: how long a pull may take before the run fails `image_pull_timed_out` (default 300). */
@@ -57,7 +62,7 @@ export function placementCandidates(
   loadOf?: (provider: string, region: string) => number,
 ): PlacementCandidate[] {
   const ranked = offers
-    .filter((o) => provider === AUTO || o.provider === provider)
+    .filter((o) => (provider === AUTO ? o.auto !== false : o.provider === provider))
     .flatMap((o) =>
       o.regions
         .filter((r) => region === AUTO || r === region)

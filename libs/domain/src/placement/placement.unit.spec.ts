@@ -59,4 +59,13 @@ describe('placement', () => {
     expect(placementCandidates(offers2, 'auto', 'auto', load).map((c) => c.provider)).toEqual(['preferred', 'cheap-busy', 'dear-idle']);
   });
   it('accepts auto everywhere', () => expect(checkRequestedPlacement(offers, 'auto', 'auto')).toEqual({ ok: true }));
+
+  it('auto never chooses an offer marked auto: false; asking for it by name still does', () => {
+    const mixed: ProviderOffer[] = [
+      { provider: 'container', regions: ['local'], priority: 0 },
+      { provider: 'simulator', regions: ['local-1'], priority: 1, auto: false },
+    ];
+    expect(placementCandidates(mixed, 'auto', 'auto').map((c) => c.provider)).toEqual(['container']);
+    expect(placementCandidates(mixed, 'simulator', 'auto').map((c) => c.provider)).toEqual(['simulator']);
+  });
 });
