@@ -18,6 +18,7 @@ import { KubernetesProvider } from './providers/kubernetes.provider';
 import type { RunProvider } from './providers/provider';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
+import { throttledPerKey } from './log-throttle';
 import { Reconciler } from './reconciler';
 import { runFates, WorkloadCleanup } from './workload-cleanup';
 import { reportWorkerGauges } from './worker-metrics';
@@ -110,6 +111,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
       onError: (provider, error) => log('warn', 'workload cleanup failed; the next pass tries again', { provider, error: String(error) }),
     },
   );
+  // A run that keeps failing (a dead engine) is tried every sweep: one line per run every 30 s.
+  const reconcileFailures = throttledPerKey(30_000);
   const reconciler = new Reconciler(
     queries,
     handler,
@@ -120,7 +123,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
       intervalMs: options.reconcileIntervalMs,
       batchSize: 500,
       unresponsiveAfterMs: options.providerUnresponsiveMs,
-      onError: (error, run) => log('warn', 'reconcile failed', { runId: run.runId, workspaceId: run.workspaceId, error: String(error) }),
+      onError: (error, run) => {
+        const { log: due, suppressed } = reconcileFailures(run.runId);
+        if (due) {
+          log('warn', 'reconcile failed', { runId: run.runId, workspaceId: run.workspaceId, error: String(error), suppressed });
+        }
+      },
     },
     () => new Date(),
     (name) => failpoint.hit(name),
