@@ -876,7 +876,7 @@ export interface components {
             attempts: number;
             /** @description The status of the last attempt's answer; null when none came. */
             responseStatus: number | null;
-            /** @description Why the last attempt failed: `status`, `timeout`, `refused_target`, `connection`, `redirect`. */
+            /** @description Why the last attempt failed: `status`, `timeout`, `refused_target`, `connection`, `redirect`, `secret_unavailable` (the worker cannot open the endpoint's secret: a key-encryption key is missing); treat another value as a failure. */
             error: string | null;
             /** Format: date-time */
             createdAt: string;
