@@ -66,6 +66,13 @@ describe('POST /runs/{id}:cancel is decided by the api, If-Match against the las
     return { id, startedAt: await append(id, [{ type: 'run.started', data: { at } }]) };
   };
 
+  it('a cancel with a body is refused (the contract says none): the run is not canceled', async () => {
+    const { id } = await create();
+    const res = await api.client.call('POST /runs/{runId}:cancel', `/runs/${id}:cancel`, { token, body: { reason: 'x' } });
+    expect(res).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    expect((await store.read('ws-cancel', id)).events.map((e) => e.event.type)).toEqual(['run.created']);
+  });
+
   it('a queued run is canceled at once: the 202 says canceled, and the event is in the run\'s stream', async () => {
     const { id } = await create();
     const etag = (await get(id)).headers.get('etag')!;

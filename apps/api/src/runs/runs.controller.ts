@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
 import { idempotentReplays, runsCreated } from '@wrs/observability';
-import { requestIdOf } from '@wrs/problem';
+import { ProblemError, requestIdOf } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
@@ -95,7 +95,16 @@ export class RunsController {
     @Param('runId') runId: string,
     @Headers('if-match') ifMatch: string | undefined,
   ): Promise<Record<string, unknown>> {
+    // The contract says no body: one sent means the client expects it to count (a reason, say), and it would not.
+    if (hasBody(req)) {
+      throw new ProblemError('validation_failed', { detail: 'a cancel takes no request body', params: { errors: [{ field: 'body', message: 'a cancel takes no request body' }] } });
+    }
     const auth = authOf(req);
     return toRunResource(await this.cancels.cancel(auth.workspaceId, runId, auth.subject, requestIdOf(req), ifMatch));
   }
+}
+
+/** A request with a body: a length above zero, or a chunked one. */
+function hasBody(req: Request): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 }
