@@ -29,6 +29,8 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
   let f: StackFixture;
   let receiver: WebhookReceiver;
   const caDir = mkdtempSync(join(tmpdir(), 'wrs-webhook-ca-'));
+  /** Every secret an answer showed: none may appear in any service's log. */
+  const secrets: string[] = [];
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
@@ -52,6 +54,7 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     const created = await f.client.call('POST /webhooks', '/webhooks', { token, body: { url: `${receiver.origin}/crash`, events: ['completed'] } });
     expect(created.status).toBe(201);
     const hook = created.body as { id: string; secret: string };
+    secrets.push(hook.secret);
     const run = await f.client.call('POST /runs', '/runs', {
       token,
       headers: { 'idempotency-key': randomUUID() },
@@ -80,6 +83,7 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     const client = new WrsClient({ baseUrl: f.stack.baseUrl, token: f.token('ws-hooks'), workspaceId: 'ws-hooks', fetch: checked.fetch });
     const created = await client.webhooks.create({ url: `${receiver.origin}/client`, events: ['started', 'completed'] });
     const rotated = await client.webhooks.rotateSecret(created.value.id);
+    secrets.push(created.value.secret, rotated.value.secret);
     expect(rotated.value.secret).not.toBe(created.value.secret);
     expect((await client.webhooks.list()).value.items.map((w) => w.id)).toContain(created.value.id);
     const run = await client.createRun({ workload: { image: 'busybox' }, provider: 'auto', region: 'auto' });
@@ -101,6 +105,7 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     const created = await wrs(['--json', 'webhooks', 'create', '--url', `${receiver.origin}/cli`, '--event', 'completed'], env);
     expect(created.code).toBe(0);
     const hook = (JSON.parse(created.stdout) as { webhook: { id: string; secret: string } }).webhook;
+    secrets.push(hook.secret);
     expect(hook.secret).toMatch(/^whsec_/);
     const run = await f.client.call('POST /runs', '/runs', {
       token: env.WRS_TOKEN,
@@ -118,5 +123,10 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     const gone = await wrs(['webhooks', 'get', hook.id], env);
     expect(gone.code).toBe(4);
     expect(gone.stderr).toContain('webhook_not_found');
+  });
+
+  it('writes no webhook secret into any service\'s log', () => {
+    expect(secrets.length).toBeGreaterThanOrEqual(4);
+    expect(f.logs.filter((line) => secrets.some((secret) => line.includes(secret.slice('whsec_'.length))))).toEqual([]);
   });
 });
