@@ -54,12 +54,15 @@ export const PREVIOUS_SECRET_GRACE_HOURS = 24;
 export class Webhooks {
   constructor(private readonly db: DataSource) {}
 
-  async add(record: { id: string; workspaceId: string; url: string; events: WebhookEventKind[]; sealed: unknown }): Promise<WebhookSummary> {
+  /** Adds the endpoint unless the workspace already has `max`: then null. */
+  async add(record: { id: string; workspaceId: string; url: string; events: WebhookEventKind[]; sealed: unknown }, max = Number.MAX_SAFE_INTEGER): Promise<WebhookSummary | null> {
     const rows: Row[] = await this.db.query(
-      `INSERT INTO webhooks (id, workspace_id, url, events, sealed) VALUES ($1, $2, $3, $4, $5) RETURNING ${SUMMARY}`,
-      [record.id, record.workspaceId, record.url, record.events, JSON.stringify(record.sealed)],
+      `INSERT INTO webhooks (id, workspace_id, url, events, sealed)
+       SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $2) < $6
+       RETURNING ${SUMMARY}`,
+      [record.id, record.workspaceId, record.url, record.events, JSON.stringify(record.sealed), max],
     );
-    return summary(rows[0] as Row);
+    return rows[0] ? summary(rows[0]) : null;
   }
 
   async list(workspaceId: string): Promise<WebhookSummary[]> {

@@ -133,6 +133,22 @@ describe('webhooks API', () => {
     expect((await call('GET /webhooks/{webhookId}', `/webhooks/${hook.id}`)).status).toBe(200);
   });
 
+  it('refuses a 17th endpoint with 400 webhook_limit_reached, and takes one again after a delete', async () => {
+    const limitToken = testToken(key, 'ws-hooks-limit');
+    await api.deps.module.workspaces.ensure('ws-hooks-limit', 'Webhooks, at the limit');
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      const res = await create({ url: `https://hooks.example.com/limit/${i}` }, limitToken);
+      expect(res.status).toBe(201);
+      ids.push((res.body as WebhookBody).id);
+    }
+    const refused = await create({ url: 'https://hooks.example.com/limit/16' }, limitToken);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'webhook_limit_reached', params: { limit: 16 } });
+    expect((await call('DELETE /webhooks/{webhookId}', `/webhooks/${ids[0]!}`, { as: limitToken })).status).toBe(204);
+    expect((await create({ url: 'https://hooks.example.com/limit/16' }, limitToken)).status).toBe(201);
+  });
+
   it('deletes an endpoint; a second delete is a 404', async () => {
     const hook = (await create({ url: 'https://hooks.example.com/gone' })).body as WebhookBody;
     expect((await call('DELETE /webhooks/{webhookId}', `/webhooks/${hook.id}`)).status).toBe(204);

@@ -9,6 +9,9 @@ import type { CreateWebhookDto } from './create-webhook.dto';
 
 export type WebhookWithSecret = WebhookSummary & { readonly secret: string };
 
+/** Endpoints a workspace may have (the contract says so). */
+export const MAX_WEBHOOKS_PER_WORKSPACE = 16;
+
 /** Bound into the seal, as for provider keys: a sealed secret copied to another row does not open. */
 export function webhookSecretAssociatedData(workspaceId: string, id: string): string {
   return `webhook/${workspaceId}/${id}`;
@@ -28,7 +31,10 @@ export class WebhooksService {
   async create(workspaceId: string, body: CreateWebhookDto): Promise<WebhookWithSecret> {
     const id = randomUUID();
     const { secret, sealed } = this.newSecret(workspaceId, id);
-    const summary = await this.webhooks.add({ id, workspaceId, url: body.url, events: body.events ?? ['completed'], sealed });
+    const summary = await this.webhooks.add({ id, workspaceId, url: body.url, events: body.events ?? ['completed'], sealed }, MAX_WEBHOOKS_PER_WORKSPACE);
+    if (!summary) {
+      throw new ProblemError('webhook_limit_reached', { params: { limit: MAX_WEBHOOKS_PER_WORKSPACE } });
+    }
     return { ...summary, secret };
   }
 

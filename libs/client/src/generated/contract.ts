@@ -283,6 +283,7 @@ export interface paths {
          *     docs/webhooks.md); a 2xx answer within 10 seconds is a success, and redirects are not followed.
          *     Targets in loopback, link-local and private ranges are refused when the request is sent.
          *     Only events after the registration are delivered.
+         *     A workspace has at most 16 endpoints: one more is 400 `webhook_limit_reached` (delete one first).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -892,7 +893,7 @@ export interface components {
             items: components["schemas"]["WebhookDelivery"][];
         };
         /** @enum {string} */
-        ProblemCode: "rate_limited" | "active_runs_quota_exceeded" | "bad_request" | "credential_in_url" | "workspace_header_required" | "csrf_failed" | "token_revoked" | "provider_key_not_token" | "session_invalid" | "provider_credential_not_found" | "validation_failed" | "malformed_json" | "idempotency_key_missing" | "idempotency_key_invalid" | "unsupported_provider" | "unsupported_region" | "invalid_last_event_id" | "invalid_cursor" | "token_missing" | "token_malformed" | "token_invalid_signature" | "token_expired" | "token_claims_invalid" | "workspace_mismatch" | "route_not_found" | "run_not_found" | "workspace_not_found" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "idempotency_in_flight" | "version_conflict" | "approval_conflict" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "too_many_streams" | "internal_error" | "dependency_unavailable" | "request_timeout" | "expectation_failed" | "body_too_complex" | "upstream_timeout" | "webhook_not_found";
+        ProblemCode: "rate_limited" | "active_runs_quota_exceeded" | "bad_request" | "credential_in_url" | "workspace_header_required" | "csrf_failed" | "token_revoked" | "provider_key_not_token" | "session_invalid" | "provider_credential_not_found" | "validation_failed" | "malformed_json" | "idempotency_key_missing" | "idempotency_key_invalid" | "unsupported_provider" | "unsupported_region" | "invalid_last_event_id" | "invalid_cursor" | "token_missing" | "token_malformed" | "token_invalid_signature" | "token_expired" | "token_claims_invalid" | "workspace_mismatch" | "route_not_found" | "run_not_found" | "workspace_not_found" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "idempotency_in_flight" | "version_conflict" | "approval_conflict" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "too_many_streams" | "internal_error" | "dependency_unavailable" | "request_timeout" | "expectation_failed" | "body_too_complex" | "upstream_timeout" | "webhook_not_found" | "webhook_limit_reached";
         /** @description RFC 9457 Problem Details with the service's members. Branch on `code`, never on `title`. */
         Problem: {
             /** @description A stable URI per code: urn:workload-run-service:problem:<code>. */
