@@ -6,8 +6,8 @@ import {
   RUN_LABEL,
   containerEngineMissing,
   describeNeeding,
+  EngineEventTap,
   engineContainers,
-  engineEvents,
   eventsByRun,
   eventually,
   isLive,
@@ -89,7 +89,8 @@ describeNeeding(containerEngineMissing())('a cancel stops the workload whenever 
   }
 
   it(`${RACED} runs cancelled 0-500 ms after their create and ${RUNNING} cancelled while running all end canceled with their container stopped, each container made once and only after its dispatch was recorded, and none left afterwards`, async () => {
-    const since = Date.now();
+    const tap = new EngineEventTap(f.env.namespace);
+    await tap.start();
     const running = await Promise.all(Array.from({ length: RUNNING }, create));
     const raced = await Promise.all(
       Array.from({ length: RACED }, async () => {
@@ -108,7 +109,7 @@ describeNeeding(containerEngineMissing())('a cancel stops the workload whenever 
     const notCanceled = ids.filter((id) => ends.get(id) !== 'canceled').map((id) => `${id}: ${ends.get(id) ?? 'not terminal'}`);
 
     // What the engine recorded: each container's creation, against the run's own record of its dispatch.
-    const creations = eventsByRun(await engineEvents(since, Date.now(), [`${OWNER_LABEL}=${f.env.namespace}`]), 'create');
+    const creations = eventsByRun(await tap.stop(), 'create');
     const createdTwice: string[] = [];
     const createdBeforeDispatch: string[] = [];
     for (const id of ids.filter((i) => creations.has(i))) {

@@ -13,20 +13,11 @@ export interface EngineContainer {
   readonly state: string;
 }
 
-/** One lifecycle event of a labelled container, as the engine recorded it. */
-export interface EngineEvent {
-  readonly action: string;
-  readonly runId: string;
-  readonly containerId: string;
-  /** The engine's own time of the event, in ms since the epoch (fractional). */
-  readonly atMs: number;
-}
-
 /**
  * Asks the container engine itself (Podman's Docker API here), not the service: what exists and what
  * happened is what a test decides on, whatever the service believes.
  */
-function engineGet(path: string, socket: string, timeoutMs: number): Promise<string> {
+export function engineGet(path: string, socket: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath: socket, path: `/v1.41${path}`, timeout: timeoutMs }, (res) => {
       let body = '';
@@ -55,27 +46,25 @@ export function isLive(container: EngineContainer): boolean {
   return !['exited', 'stopped', 'dead'].includes(container.state);
 }
 
-/**
- * The container events (create, start, died, remove, ...) the engine recorded between two moments for
- * containers carrying all of `labels`. The engine answers once `untilMs` has passed, so callers pass now.
- */
-export async function engineEvents(sinceMs: number, untilMs: number, labels: readonly string[], socket = CONTAINER_SOCKET): Promise<EngineEvent[]> {
-  const filters = encodeURIComponent(JSON.stringify({ type: ['container'], label: labels }));
-  const since = Math.floor(sinceMs / 1000) - 1;
-  const until = Math.ceil(untilMs / 1000);
-  const text = await engineGet(`/events?since=${since}&until=${until}&filters=${filters}`, socket, 60_000);
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as { Action: string; Actor: { ID: string; Attributes?: Record<string, string> }; timeNano: number })
-    .map((e) => ({ action: e.Action, runId: e.Actor.Attributes?.[RUN_LABEL] ?? '', containerId: e.Actor.ID, atMs: e.timeNano / 1e6 }));
+/** Removes one container, running or not (a test's own cleanup after it has decided). */
+export function engineRemove(id: string, socket = CONTAINER_SOCKET): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: socket, method: 'DELETE', path: `/v1.41/containers/${id}?force=true`, timeout: 20_000 }, (res) => {
+      res.resume();
+      res.on('end', () => ([200, 204, 404].includes(res.statusCode ?? 0) ? resolve() : reject(new Error(`the engine did not remove ${id} (HTTP ${res.statusCode})`))));
+    });
+    req.on('timeout', () => req.destroy(new Error(`the engine did not answer the removal of ${id}`)));
+    req.on('error', reject);
+    req.end();
+  });
 }
 
-/** Each run's events of one action (e.g. every `create`), by run id. */
-export function eventsByRun(events: readonly EngineEvent[], action: string): Map<string, EngineEvent[]> {
-  const out = new Map<string, EngineEvent[]>();
-  for (const e of events.filter((x) => x.action === action)) {
-    out.set(e.runId, [...(out.get(e.runId) ?? []), e]);
+/** Why the engine cannot be used (no answer to /_ping), or undefined when it can. */
+export async function engineUnusable(socket = CONTAINER_SOCKET): Promise<string | undefined> {
+  try {
+    await engineGet('/_ping', socket, 5_000);
+    return undefined;
+  } catch (error) {
+    return `no container engine answers at ${socket} (${String(error)}); run scripts/podman/setup.sh`;
   }
-  return out;
 }

@@ -25,3 +25,4 @@ export * from './registry-images';
 export * from './webhook-receiver';
 export * from './webhook-verify';
 export * from './engine-record';
+export * from './engine-events';
