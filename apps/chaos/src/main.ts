@@ -160,6 +160,7 @@ async function main(): Promise<void> {
       projectionBacklogAtCheck: observed.projectionBacklog,
       commandBacklogAtCheck: observed.commandBacklog,
       finalStates: tally([...observed.rows.values()].map((r) => r.state)),
+      failedRunsByCode: tally([...observed.rows.values()].flatMap((r) => (r.body.failure ? [r.body.failure.code] : []))),
       followers: workload.followers.length,
       followerEvents: workload.followers.reduce((n, f) => n + f.ids.length, 0),
       followerReconnects: workload.followers.reduce((n, f) => n + f.connections.length - 1, 0),
