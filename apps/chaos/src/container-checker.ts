@@ -66,7 +66,8 @@ export function checkContainers(observed: Observed, engine: EngineRecord, inject
     canceled += 1;
     const at = Date.parse(end.data.at);
     const starts = of(run.runId, 'start');
-    const died = of(run.runId, 'die');
+    // Stopped: it died, or was removed (Podman's forced removal of a running container may record no `die`).
+    const died = [...of(run.runId, 'die'), ...of(run.runId, 'remove')];
     if (starts.some((s) => s > at)) {
       unconfirmed.push(`${run.runId}: canceled at ${end.data.at}, its container started after that`);
     } else if (starts.length > 0 && !died.some((d) => d <= at + AT_GRANULARITY_MS)) {

@@ -49,6 +49,12 @@ describe('the containers profile checker', () => {
     ]);
   });
 
+  it('takes a removal as the container stopped (a forced removal may record no death)', () => {
+    const observed = world([run('a', 10, { type: 'run.canceled', at: 500 })]);
+    const events = [ev('a', 'create', 20), ev('a', 'start', 30), ev('a', 'remove', 499)];
+    expect(failed(checkContainers(observed, { events, left: [] }, []))).toEqual([]);
+  });
+
   it('counts a container started after its run was canceled as not stopped', () => {
     const observed = world([run('a', 10, { type: 'run.canceled', at: 100 })]);
     const verdicts = checkContainers(observed, { events: [ev('a', 'create', 20), ev('a', 'start', 150), ev('a', 'die', 160)], left: [] }, []);

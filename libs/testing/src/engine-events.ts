@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { request } from 'node:http';
-import { engineGet, OWNER_LABEL, RUN_LABEL } from './engine-record';
+import { engineGet, engineSend, OWNER_LABEL, RUN_LABEL } from './engine-record';
 import { CONTAINER_IMAGE, CONTAINER_SOCKET } from './optional-dependency';
 
 /** One lifecycle event of a labelled container, as the engine recorded it (Docker's names: create, start, die, remove). */
@@ -54,12 +53,12 @@ export class EngineEventTap {
    */
   async stop(boundMs = 60_000): Promise<EngineEvent[]> {
     const name = `wrs-${this.sentinel}`;
-    await call(this.socket, 'POST', `/containers/create?name=${name}`, {
+    await engineSend('POST', `/containers/create?name=${name}`, {
       Image: CONTAINER_IMAGE,
       Entrypoint: ['/bin/true'],
       Labels: { [RUN_LABEL]: this.sentinel, [OWNER_LABEL]: this.owner },
-    });
-    await call(this.socket, 'DELETE', `/containers/${name}?force=true`);
+    }, this.socket);
+    await engineSend('DELETE', `/containers/${name}?force=true`, undefined, this.socket);
     const deadline = Date.now() + boundMs;
     while (![...this.events.values()].some((e) => e.runId === this.sentinel && e.action === 'remove')) {
       if (Date.now() > deadline) {
@@ -93,20 +92,4 @@ export function eventsByRun(events: readonly EngineEvent[], action: string): Map
     out.set(e.runId, [...(out.get(e.runId) ?? []), e]);
   }
   return out;
-}
-
-function call(socket: string, method: string, path: string, body?: unknown): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      { socketPath: socket, method, path: `/v1.41${path}`, timeout: 20_000, headers: payload ? { 'content-type': 'application/json' } : {} },
-      (res) => {
-        res.resume();
-        res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`the engine answered ${method} ${path} with HTTP ${res.statusCode}`))));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`the engine did not answer ${method} ${path}`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
 }

@@ -68,3 +68,21 @@ export async function engineUnusable(socket = CONTAINER_SOCKET): Promise<string 
     return `no container engine answers at ${socket} (${String(error)}); run scripts/podman/setup.sh`;
   }
 }
+
+/** One call that changes something (create, start, remove); any answer of 300 or more is an error. */
+export function engineSend(method: string, path: string, body?: unknown, socket = CONTAINER_SOCKET): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      { socketPath: socket, method, path: `/v1.41${path}`, timeout: 20_000, headers: payload ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`the engine answered ${method} ${path} with HTTP ${res.statusCode}: ${text}`))));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`the engine did not answer ${method} ${path}`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
