@@ -7,6 +7,8 @@ import {
   RUN_LABEL,
   containerEngineMissing,
   describeNeeding,
+  engineContainers,
+  engineRemove,
   engineSend,
   eventsByRun,
   eventually,
@@ -57,6 +59,10 @@ describeNeeding(containerEngineMissing())('a submit killed between the container
       expect({ end: types.at(-1), lines, containersCreated: creations.length }).toEqual({ end: 'run.succeeded', lines: ['done'], containersCreated: 1 });
     } finally {
       await f.stop();
+      // The container this test made, if the worker never took it over, stays on a shared engine otherwise.
+      for (const c of await engineContainers([`${OWNER_LABEL}=${f.env.namespace}`])) {
+        await engineRemove(c.id);
+      }
     }
   }, patience(240_000));
 });
