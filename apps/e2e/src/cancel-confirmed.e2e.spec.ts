@@ -30,6 +30,7 @@ const PROVIDERS = JSON.stringify([{ provider: 'container', regions: ['local'], p
 describeNeeding(containerEngineMissing())('a cancel stops the workload whenever it lands (real containers, Podman here)', () => {
   let f: StackFixture;
   let token: string;
+  let tap: EngineEventTap | undefined;
 
   beforeAll(async () => {
     f = await startStack(['ws-cancel'], { CONTAINER_ENGINE_SOCKET: CONTAINER_SOCKET, PROVIDERS_JSON: PROVIDERS });
@@ -37,6 +38,7 @@ describeNeeding(containerEngineMissing())('a cancel stops the workload whenever 
   });
 
   afterAll(async () => {
+    await tap?.close();
     await f?.stop();
   });
 
@@ -89,7 +91,7 @@ describeNeeding(containerEngineMissing())('a cancel stops the workload whenever 
   }
 
   it(`${RACED} runs cancelled 0-500 ms after their create and ${RUNNING} cancelled while running all end canceled with their container stopped, each container made once and only after its dispatch was recorded, and none left afterwards`, async () => {
-    const tap = new EngineEventTap(f.env.namespace);
+    tap = new EngineEventTap(f.env.namespace);
     await tap.start();
     const running = await Promise.all(Array.from({ length: RUNNING }, create));
     const raced = await Promise.all(

@@ -72,6 +72,12 @@ export class EngineEventTap {
     return [...this.events.values()].filter((e) => e.runId !== this.sentinel).sort((a, b) => a.atMs - b.atMs);
   }
 
+  /** Stops asking, without waiting for the events up to now (a test that failed before it could ask for them). */
+  async close(): Promise<void> {
+    this.stopping = true;
+    await this.polling;
+  }
+
   /** One ask: the engine answers when `until` (just ahead of now: one in the past gets nothing) has come. */
   private async poll(): Promise<void> {
     const filters = encodeURIComponent(JSON.stringify({ type: ['container'], label: [`${OWNER_LABEL}=${this.owner}`] }));

@@ -43,6 +43,7 @@ describeNeeding(containerEngineMissing())('a stale row never starts a finished r
   let projection: RunProjection;
   let provider: ContainerProvider;
   const errors: unknown[] = [];
+  let tap: EngineEventTap | undefined;
 
   beforeAll(async () => {
     env = await isolatedEnvironment();
@@ -58,6 +59,7 @@ describeNeeding(containerEngineMissing())('a stale row never starts a finished r
   });
 
   afterAll(async () => {
+    await tap?.close();
     // Whatever a failing run of this test started stays on a shared engine otherwise.
     for (const c of await engineContainers([`${OWNER_LABEL}=${env.namespace}`])) {
       await engineRemove(c.id);
@@ -94,7 +96,7 @@ describeNeeding(containerEngineMissing())('a stale row never starts a finished r
   }
 
   it('a finished run whose projection still says starting gets no second container', async () => {
-    const tap = new EngineEventTap(env.namespace);
+    tap = new EngineEventTap(env.namespace);
     await tap.start();
     const runId = randomUUID();
     const created: RunEvent = {
