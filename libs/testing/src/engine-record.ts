@@ -15,11 +15,12 @@ export interface EngineContainer {
 
 /**
  * Asks the container engine itself (Podman's Docker API here), not the service: what exists and what
- * happened is what a test decides on, whatever the service believes.
+ * happened is what a test decides on, whatever the service believes. Unversioned paths (the engine's
+ * own API version), as the provider uses: Docker 29 refuses anything below 1.44.
  */
 export function engineGet(path: string, socket: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: socket, path: `/v1.41${path}`, timeout: timeoutMs }, (res) => {
+    const req = request({ socketPath: socket, path, timeout: timeoutMs }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`the engine answered ${path} with HTTP ${res.statusCode}: ${body}`))));
@@ -49,7 +50,7 @@ export function isLive(container: EngineContainer): boolean {
 /** Removes one container, running or not (a test's own cleanup after it has decided). */
 export function engineRemove(id: string, socket = CONTAINER_SOCKET): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: socket, method: 'DELETE', path: `/v1.41/containers/${id}?force=true`, timeout: 20_000 }, (res) => {
+    const req = request({ socketPath: socket, method: 'DELETE', path: `/containers/${id}?force=true`, timeout: 20_000 }, (res) => {
       res.resume();
       res.on('end', () => ([200, 204, 404].includes(res.statusCode ?? 0) ? resolve() : reject(new Error(`the engine did not remove ${id} (HTTP ${res.statusCode})`))));
     });
@@ -74,7 +75,7 @@ export function engineSend(method: string, path: string, body?: unknown, socket 
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
-      { socketPath: socket, method, path: `/v1.41${path}`, timeout: 20_000, headers: payload ? { 'content-type': 'application/json' } : {} },
+      { socketPath: socket, method, path, timeout: 20_000, headers: payload ? { 'content-type': 'application/json' } : {} },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
