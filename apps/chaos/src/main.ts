@@ -9,30 +9,41 @@ import { ensureDevCredentialKeys } from '@wrs/credentials';
 import { freePort, LocalStack } from '@wrs/devstack';
 import { openDatabase, Workspaces } from '@wrs/persistence';
 import { check, observe, type Verdict } from './checker';
+import { checkContainers } from './container-checker';
+import { containerCancelAfter, containerRun, containerSchedule, containersOf, containerStackEnv } from './container-profile';
 import { describe, Nemesis, schedule } from './nemesis';
 import { sleep, startOwnServers, type DependencyName } from './servers';
-import { TcpProxy } from '@wrs/testing';
+import { EngineEventTap, engineRemove, engineUnusable, TcpProxy } from '@wrs/testing';
 import { Workload } from './workload';
 
 const WORKSPACE = 'chaos';
-const NAMESPACE = 'chaos';
 const SCHEMA = 'chaos';
 
 /**
  * `npm run chaos`: its own NATS, Postgres and Redis, the stack pointed at them through fault-injecting
  * TCP proxies, a workload and SSE followers, a seeded nemesis, then a checker of every promise the
- * service makes. Writes chaos-results/report.{json,md}; exits 1 when a verdict fails.
+ * service makes. Writes chaos-results/report.{json,md} (the containers profile: chaos-results/containers/);
+ * exits 1 when a verdict fails.
  */
 async function main(): Promise<void> {
   const root = join(__dirname, '..', '..', '..', '..');
-  const profile = process.env['CHAOS_PROFILE'] === 'long' ? 'long' : 'short';
-  const seconds = Number(process.env['CHAOS_SECONDS'] ?? (profile === 'long' ? 300 : 30));
+  const asked = process.env['CHAOS_PROFILE'];
+  const profile = asked === 'long' || asked === 'containers' ? asked : 'short';
+  // containers: real containers on the local engine (Podman), the worker killed around submit and cancel.
+  const containers = profile === 'containers';
+  const seconds = Number(process.env['CHAOS_SECONDS'] ?? (profile === 'long' ? 300 : containers ? 40 : 30));
   const seed = process.env['CHAOS_SEED'] ? Number(process.env['CHAOS_SEED']) : randomInt(1, 2 ** 31 - 1);
-  const settleSeconds = Number(process.env['CHAOS_SETTLE_SECONDS'] ?? (profile === 'long' ? 120 : 45));
-  const rate = Number(process.env['CHAOS_RATE'] ?? 4);
+  const settleSeconds = Number(process.env['CHAOS_SETTLE_SECONDS'] ?? (profile === 'long' ? 120 : containers ? 90 : 45));
+  // The engine may be shared: this run's containers carry an owner of their own.
+  const NAMESPACE = containers ? `chaos${seed.toString(36)}` : 'chaos';
+  const rate = Number(process.env['CHAOS_RATE'] ?? (containers ? 2 : 4));
   const started = Date.now();
   const t = (): string => `${((Date.now() - started) / 1000).toFixed(1)}s`;
   const log = (line: string): void => console.log(`[chaos ${t()}] ${line}`);
+  const noEngine = containers ? await engineUnusable() : undefined;
+  if (noEngine) {
+    throw new Error(`CHAOS_PROFILE=containers needs a container engine: ${noEngine}`);
+  }
   log(`seed ${seed} (replay with CHAOS_SEED=${seed} CHAOS_PROFILE=${profile} CHAOS_SECONDS=${seconds}), profile ${profile}, ${seconds} s of faults`);
 
   const lines: string[] = [];
@@ -72,6 +83,7 @@ async function main(): Promise<void> {
       LIMIT_TOKEN_REQUESTS_PER_MINUTE: '1000000',
       LIMIT_ACTIVE_RUNS: '100000',
       SSE_MAX_STREAMS_PER_WORKSPACE: '100000',
+      ...(containers ? containerStackEnv() : {}),
     },
     onOutput: keep,
     startTimeoutMs: 120_000,
@@ -87,9 +99,14 @@ async function main(): Promise<void> {
     });
     log(`stack up at ${stack.baseUrl}; NATS ${ports.nats}, Postgres ${ports.postgres}, Redis ${ports.redis} behind proxies ${proxies.nats.port}, ${proxies.postgres.port}, ${proxies.redis.port}`);
 
-    const faults = schedule(seed, seconds, profile);
+    const tap = containers ? new EngineEventTap(NAMESPACE) : undefined;
+    await tap?.start();
+    const faults = containers ? containerSchedule(seed, seconds) : schedule(seed, seconds, profile);
     const nemesis = new Nemesis(stack, servers, proxies, log);
-    const workload = new Workload({ baseUrl: stack.baseUrl, token, workspaceId: WORKSPACE, seed, ratePerSecond: rate, followShare: 0.3, log });
+    const workload = new Workload({
+      baseUrl: stack.baseUrl, token, workspaceId: WORKSPACE, seed, ratePerSecond: rate, followShare: 0.3, log,
+      ...(containers ? { body: containerRun, cancelAfter: containerCancelAfter } : {}),
+    });
     const phaseStart = Date.now();
     const generating = workload.run();
     await nemesis.run(faults, phaseStart);
@@ -112,7 +129,9 @@ async function main(): Promise<void> {
       o.commandBacklog > 0 ||
       [...runIds].some((id) => !o.rows.has(id)) ||
       [...o.rows.values()].some((r) => !['succeeded', 'failed', 'canceled'].includes(r.state));
-    while (Date.now() < deadline && unsettled(observed)) {
+    // And, with containers, the engine holds none of this run's any more (each run ended).
+    const engineBusy = async (): Promise<boolean> => containers && (await containersOf(NAMESPACE)).length > 0;
+    while (Date.now() < deadline && (unsettled(observed) || (await engineBusy()))) {
       await sleep(500);
       observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE);
     }
@@ -121,6 +140,10 @@ async function main(): Promise<void> {
     observed = await observe(direct.nats, direct.database, SCHEMA, NAMESPACE);
     const settledAfterMs = Date.now() - faultsStopped;
     const verdicts = check(workload.creates, workload.followers, observed);
+    if (tap) {
+      const engine = { events: await tap.stop(), left: await containersOf(NAMESPACE) };
+      verdicts.push(...checkContainers(observed, engine, nemesis.injected));
+    }
     const outcomes = workload.creates.flatMap((c) => c.outcomes);
     const counts = {
       logicalCreates: workload.creates.length,
@@ -137,6 +160,7 @@ async function main(): Promise<void> {
       projectionBacklogAtCheck: observed.projectionBacklog,
       commandBacklogAtCheck: observed.commandBacklog,
       finalStates: tally([...observed.rows.values()].map((r) => r.state)),
+      failedRunsByCode: tally([...observed.rows.values()].flatMap((r) => (r.body.failure ? [r.body.failure.code] : []))),
       followers: workload.followers.length,
       followerEvents: workload.followers.reduce((n, f) => n + f.ids.length, 0),
       followerReconnects: workload.followers.reduce((n, f) => n + f.connections.length - 1, 0),
@@ -154,7 +178,7 @@ async function main(): Promise<void> {
       verdicts,
       ok: verdicts.every((v) => v.ok),
     };
-    const out = join(root, 'chaos-results');
+    const out = join(root, 'chaos-results', ...(containers ? ['containers'] : []));
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'report.json'), JSON.stringify(report, null, 2));
     writeFileSync(join(out, 'workload.json'), JSON.stringify({ phaseStart, creates: workload.creates, followers: workload.followers }, null, 2));
@@ -165,7 +189,7 @@ async function main(): Promise<void> {
     exitCode = report.ok ? 0 : 1;
   } catch (error) {
     console.error(error);
-    const out = join(root, 'chaos-results');
+    const out = join(root, 'chaos-results', ...(containers ? ['containers'] : []));
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'stack.log'), lines.join('\n'));
   } finally {
@@ -173,6 +197,10 @@ async function main(): Promise<void> {
       proxy.setFault({ kind: 'none' });
     }
     await stack.stop().catch(() => undefined);
+    // Decided already: what this run left on a shared engine goes.
+    for (const c of containers ? await containersOf(NAMESPACE).catch(() => []) : []) {
+      await engineRemove(c.id).catch(() => undefined);
+    }
     await Promise.all(Object.values(proxies).map((p) => p.close()));
     await servers.stopAll();
   }

@@ -1,4 +1,5 @@
 import type { LocalStack } from '@wrs/devstack';
+import { armFailpoint, type FailpointFault } from './failpoint-fault';
 import { Random } from './random';
 import { sleep, type DependencyName, type OwnServers } from './servers';
 import type { TcpProxy } from '@wrs/testing';
@@ -10,7 +11,8 @@ export type Fault =
   | { readonly kind: 'pause-server'; readonly target: DependencyName; readonly ms: number }
   | { readonly kind: 'latency'; readonly target: DependencyName; readonly ms: number; readonly delayMs: number }
   | { readonly kind: 'reset'; readonly target: DependencyName; readonly ms: number }
-  | { readonly kind: 'blackhole'; readonly target: DependencyName; readonly ms: number };
+  | { readonly kind: 'blackhole'; readonly target: DependencyName; readonly ms: number }
+  | FailpointFault;
 
 export interface ScheduledFault {
   /** Seconds after the fault phase began. */
@@ -130,6 +132,8 @@ export class Nemesis {
 
   private async inject(fault: Fault): Promise<void> {
     switch (fault.kind) {
+      case 'failpoint':
+        return armFailpoint(this.stack, fault);
       case 'kill-service':
         await this.stack.kill(fault.target, 'SIGKILL');
         await sleep(fault.downMs);
@@ -193,5 +197,7 @@ export function describe(fault: Fault): string {
       return `reset every connection to ${fault.target}, refusing new ones for ${fault.ms} ms`;
     case 'blackhole':
       return `black hole to ${fault.target} for ${fault.ms} ms`;
+    case 'failpoint':
+      return `${fault.target} restarted with FAILPOINT=${fault.name} (${fault.sibling} down meanwhile), restarted unarmed ${fault.downMs} ms after it died`;
   }
 }

@@ -43,6 +43,21 @@ export interface WorkloadOptions {
   /** Share of created runs that a follower follows to their end. */
   readonly followShare: number;
   readonly log: (line: string) => void;
+  /** What each run asks for (default: a simulator run with a random duration, logs and exit code). */
+  readonly body?: (random: Random) => CreateRunRequest;
+  /** When, in ms after its create, a run is canceled, or undefined for never (default: 10 % within 800 ms). */
+  readonly cancelAfter?: (random: Random) => number | undefined;
+}
+
+/** A simulator run: the default workload, its draws in the order the replay of a seed expects. */
+function simulatorRun(r: Random): CreateRunRequest {
+  const env: Record<string, string> = {
+    SIM_START_DELAY_MS: String(r.int(0, 200)),
+    SIM_DURATION_MS: String(r.int(50, 1500)),
+    SIM_LOG_LINES: String(r.int(0, 3)),
+    SIM_EXIT_CODE: r.chance(0.15) ? '3' : '0',
+  };
+  return { workload: { image: 'busybox:1.36', env }, provider: 'auto', region: 'auto' };
 }
 
 /**
@@ -114,19 +129,13 @@ export class Workload {
   private async logicalCreate(n: number): Promise<void> {
     const r = this.random;
     const key = `chaos-${this.options.seed}-${n}`;
-    const env: Record<string, string> = {
-      SIM_START_DELAY_MS: String(r.int(0, 200)),
-      SIM_DURATION_MS: String(r.int(50, 1500)),
-      SIM_LOG_LINES: String(r.int(0, 3)),
-      SIM_EXIT_CODE: r.chance(0.15) ? '3' : '0',
-    };
-    const body: CreateRunRequest = { workload: { image: 'busybox:1.36', env }, provider: 'auto', region: 'auto' };
+    const body = (this.options.body ?? simulatorRun)(r);
     const create: LogicalCreate = { key, body, outcomes: [] };
     this.creates.push(create);
     const racing = r.chance(0.15);
     const resend = r.chance(0.15);
     const follow = r.chance(this.options.followShare);
-    const cancelAfter = r.chance(0.1) ? r.int(0, 800) : undefined;
+    const cancelAfter = this.options.cancelAfter ? this.options.cancelAfter(r) : r.chance(0.1) ? r.int(0, 800) : undefined;
     const first = this.send(create);
     const second = racing ? this.send(create) : Promise.resolve(undefined);
     const [answer] = await Promise.all([first, second]);

@@ -24,3 +24,5 @@ export * from './loopback-registry-probe';
 export * from './registry-images';
 export * from './webhook-receiver';
 export * from './webhook-verify';
+export * from './engine-record';
+export * from './engine-events';

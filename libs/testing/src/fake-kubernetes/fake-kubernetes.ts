@@ -41,6 +41,8 @@ export interface FakeKubernetes {
   jobs(): readonly IJob[];
   /** Every Job deletion with its propagation policy. */
   readonly deletions: readonly { name: string; propagationPolicy: string | null }[];
+  /** Every Job this server created (a 409 for an existing name is not one), with its labels and when. */
+  readonly creations: readonly { name: string; labels: Record<string, string>; at: Date }[];
   stop(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
   const requests: RecordedRequest[] = [];
   const invalidBodies: string[] = [];
   const deletions: { name: string; propagationPolicy: string | null }[] = [];
+  const creations: { name: string; labels: Record<string, string>; at: Date }[] = [];
   const missing = new Set(options.missingImages ?? []);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<number> => {
@@ -137,6 +140,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     };
     const stored = { job: storedJob, createdAt, podName: `${name}-${randomUUID().slice(0, 5)}` };
     store.set(`${namespace}/${name}`, stored);
+    creations.push({ name, labels: { ...job.metadata?.labels }, at: createdAt });
     return json(res, 201, valid(new Job(jobNow(stored))));
   };
 
@@ -204,6 +208,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     requests,
     invalidBodies,
     deletions,
+    creations,
     jobs: () => [...store.values()].map((s) => s.job),
     stop: () =>
       new Promise<void>((resolve) => {
