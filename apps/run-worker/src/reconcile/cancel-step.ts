@@ -1,5 +1,6 @@
 import type { RunView } from '@wrs/domain';
 import { isoNow, type StepContext } from './step-context';
+import { tenantSafe } from './tenant-safe';
 
 /**
  * Stops and removes a `canceling` run's workload, and records `run.canceled` only once its provider
@@ -31,7 +32,7 @@ export async function cancel(context: StepContext, run: RunView): Promise<void> 
     if (!pastBound(context, run)) {
       throw error; // Logged by the reconciler; the next sweep tries again.
     }
-    unconfirmed = error instanceof Error ? error.message : String(error);
+    unconfirmed = tenantSafe(error instanceof Error ? error.message : String(error));
   }
   if (!pastBound(context, run)) {
     return; // The next sweep looks again.

@@ -2,6 +2,7 @@ import { decidePlacement, placementCandidates, type CandidateFacts, type Placeme
 import type { Snapshot } from '@wrs/messaging';
 import { isoNow, snapshotOf, type StepContext } from './step-context';
 import { submitPlaced } from './submit';
+import { tenantSafe } from './tenant-safe';
 
 /**
  * Places a queued run by the `auto` policy (libs/domain's decidePlacement), records the placement as
@@ -50,6 +51,6 @@ function factsOf(context: StepContext, candidate: PlacementCandidate, workspaceI
   return {
     available: context.providers.get(candidate.provider) !== undefined,
     ...(capacity !== undefined ? { capacity } : {}),
-    unhealthy: health.healthy ? null : health.reason,
+    unhealthy: health.healthy ? null : tenantSafe(health.reason),
   };
 }

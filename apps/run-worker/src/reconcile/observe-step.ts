@@ -3,6 +3,7 @@ import type { Snapshot } from '@wrs/messaging';
 import type { Observation, RunProvider } from '../providers/provider';
 import { isoNow, snapshotOf, stillDispatched, type StepContext } from './step-context';
 import { submitPlaced } from './submit';
+import { tenantSafe } from './tenant-safe';
 
 /** Moves a `starting` or `running` run to where its provider says the workload is, recording its log lines. */
 export async function observe(context: StepContext, run: RunView): Promise<void> {
@@ -44,7 +45,7 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
     }
     case 'failed': {
       const logged = await recordLogs(context, run, provider, snapshotOf(run));
-      await context.execute(run, { type: 'FailRun', failure: { code: observation.code, message: observation.reason }, now: isoNow(context) }, logged);
+      await context.execute(run, { type: 'FailRun', failure: { code: observation.code, message: tenantSafe(observation.reason) }, now: isoNow(context) }, logged);
       await provider.release?.(run);
       return;
     }
@@ -97,5 +98,5 @@ async function recordLogs(context: StepContext, run: RunView, provider: RunProvi
 }
 
 async function fail(context: StepContext, run: RunView, code: 'provider_lost' | 'timed_out', message: string): Promise<void> {
-  await context.execute(run, { type: 'FailRun', failure: { code, message }, now: isoNow(context) });
+  await context.execute(run, { type: 'FailRun', failure: { code, message: tenantSafe(message) }, now: isoNow(context) });
 }

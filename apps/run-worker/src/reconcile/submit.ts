@@ -3,6 +3,7 @@ import type { Snapshot } from '@wrs/messaging';
 import { observeDispatch } from '../dispatch-observation';
 import { ProviderError, type RunProvider } from '../providers/provider';
 import { isoNow, stillDispatched, type StepContext } from './step-context';
+import { tenantSafe } from './tenant-safe';
 
 /**
  * Hands a dispatched run to the provider its `run.dispatched` event names (the intent is on the stream
@@ -38,7 +39,7 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
     if (error.code === 'provider_error') {
       context.providers.health.recordFailure(placement.provider, run.workspaceId, error);
     }
-    return refuse(context, run, dispatched, { provider: placement.provider, region: placement.region, code: error.code, message: error.message });
+    return refuse(context, run, dispatched, { provider: placement.provider, region: placement.region, code: error.code, message: tenantSafe(error.message) });
   }
   context.failpoint('worker.after-submit');
   await stopIfLate(context, run, provider);

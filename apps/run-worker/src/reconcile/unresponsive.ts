@@ -1,4 +1,5 @@
 import type { Failure, RunView } from '@wrs/domain';
+import { tenantSafe } from './tenant-safe';
 
 /**
  * Since when each run's provider has been failing to answer (in memory: a restart starts over), and
@@ -25,7 +26,7 @@ export class Unresponsive {
     return {
       // A run its provider never showed running failed for the provider's error; a running one lost its workload.
       code: run.state === 'running' ? 'provider_lost' : 'provider_error',
-      message: `the provider has not answered for ${Math.round(silentMs / 1000)} s (${error instanceof Error ? error.message : String(error)})`,
+      message: tenantSafe(`the provider has not answered for ${Math.round(silentMs / 1000)} s (${error instanceof Error ? error.message : String(error)})`),
     };
   }
 }
