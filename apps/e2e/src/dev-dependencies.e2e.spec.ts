@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
 import { DEV_DEPENDENCY_LABEL, freePort } from '@wrs/devstack';
-import { CONTAINER_SOCKET, ContractClient, containerEngineMissing, describeNeeding, readSse, testImage } from '@wrs/testing';
+import { CONTAINER_SOCKET, ContractClient, containerEngineMissing, describeNeeding, lookalikeImage, readSse } from '@wrs/testing';
 import { npmStart, type NpmStart } from './npm-start-fixture';
 
 // The engine must hold the three look-alike images scripts/podman/setup.sh builds (no registry here).
-const images = { nats: testImage('nats'), postgres: testImage('postgres'), redis: testImage('redis') };
+const images = { nats: lookalikeImage('nats'), postgres: lookalikeImage('postgres'), redis: lookalikeImage('redis') };
 const missing = Object.values(images)
   .map((image) => containerEngineMissing(CONTAINER_SOCKET, image))
   .find((why) => why !== undefined);

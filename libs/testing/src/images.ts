@@ -12,3 +12,15 @@ export const TEST_IMAGES = {
 export function testImage(name: keyof typeof TEST_IMAGES, env: NodeJS.ProcessEnv = process.env): string {
   return env[`WRS_TEST_IMAGE_${name.toUpperCase()}`] ?? TEST_IMAGES[name];
 }
+
+/** The look-alikes of those images that scripts/podman/setup.sh builds from Debian's packages (no registry needed). */
+export const LOOKALIKE_IMAGES = {
+  nats: 'localhost/wrs-test/nats:2.9',
+  postgres: 'localhost/wrs-test/postgres:15',
+  redis: 'localhost/wrs-test/redis:7',
+} as const;
+
+/** The image to run as a look-alike: the environment's test image if set, else the one setup.sh builds. */
+export function lookalikeImage(name: keyof typeof LOOKALIKE_IMAGES, env: NodeJS.ProcessEnv = process.env): string {
+  return env[`WRS_TEST_IMAGE_${name.toUpperCase()}`] ?? LOOKALIKE_IMAGES[name];
+}
