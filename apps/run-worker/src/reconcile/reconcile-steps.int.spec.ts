@@ -103,16 +103,21 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     await ensureStreams(jsm, names);
     store = new RunEventStore(jetstream(nc), jsm, names);
     handler = new RunCommandHandler(store);
-    reconciler = new Reconciler(
+    reconciler = replica();
+  });
+
+  /** A reconciler on the same store and providers, with its own memory: the test's own, or another replica. */
+  function replica(withOffers: ProviderOffer[] = offers, intervalMs = 60_000): Reconciler {
+    return new Reconciler(
       new RunQueries(db),
       handler,
       new ProviderRegistry([first, second]),
-      offers,
+      withOffers,
       new CredentialVault(new ProviderCredentials(db), new Map()),
-      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
+      { intervalMs, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
       () => new Date(now),
     );
-  });
+  }
 
   afterAll(async () => {
     await nc.close();
@@ -246,15 +251,7 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
 
   it('a run no candidate can take now waits, says why once, and is placed when a place frees', async () => {
     const runId = await createdRun();
-    const full = new Reconciler(
-      new RunQueries(db),
-      handler,
-      new ProviderRegistry([first, second]),
-      offers.map((o) => ({ ...o, capacity: 0 })),
-      new CredentialVault(new ProviderCredentials(db), new Map()),
-      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
-      () => new Date(now),
-    );
+    const full = replica(offers.map((o) => ({ ...o, capacity: 0 })));
     full.poke(await viewOf(runId));
     await eventually(async () => ((await typesOf(runId)).length === 2 ? true : undefined));
     expect(await typesOf(runId)).toEqual(['run.created', 'run.waiting']);
@@ -283,19 +280,6 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     expect((await viewOf(running)).cancellation).toMatchObject({ reason: 'deadline_exceeded' });
     expect(first.held.has(running)).toBe(false);
   });
-
-  /** Another replica: the same store and providers, its own memory. */
-  function replica(withOffers: ProviderOffer[] = offers): Reconciler {
-    return new Reconciler(
-      new RunQueries(db),
-      handler,
-      new ProviderRegistry([first, second]),
-      withOffers,
-      new CredentialVault(new ProviderCredentials(db), new Map()),
-      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
-      () => new Date(now),
-    );
-  }
 
   it('two replicas placing one run in two places at once: one placement is recorded, and only its writer submits', async () => {
     const runId = await createdRun();
@@ -362,15 +346,7 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     for (const { seq, event } of events) {
       await projection.project(runId, seq, event);
     }
-    const sweeper = new Reconciler(
-      new RunQueries(db),
-      handler,
-      new ProviderRegistry([first, second]),
-      offers,
-      new CredentialVault(new ProviderCredentials(db), new Map()),
-      { intervalMs: 200, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
-      () => new Date(now),
-    );
+    const sweeper = replica(offers, 200);
     first.submits = ['hang'];
     const submitsBefore = first.streamAtSubmit.length;
     const swept = sweeper.sweep();
