@@ -23,6 +23,43 @@ export const APP_RESTRICTED_IMPORTS = [
   { paths: [{ name: '@wrs/testing', message: 'Test helpers are not part of a deployable app: import them from a *.spec.ts or *.testing.ts file.' }] },
 ];
 
+/** Which project may import which, by tag (checked by lint-boundaries.unit.spec.ts). */
+const BOUNDARIES = {
+  enforceBuildableLibDependency: false,
+  allow: [],
+  depConstraints: [
+    { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: IO_PACKAGES },
+    { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
+    // The client is published on its own: it may import no lib of this repository.
+    { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
+    { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:domain', 'type:contract'] },
+    {
+      sourceTag: 'type:data-access',
+      onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain', 'type:testing'],
+    },
+    {
+      sourceTag: 'type:app',
+      onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain', 'type:contract', 'type:testing'],
+    },
+    { sourceTag: 'type:dev', onlyDependOnLibsWithTags: ['type:util', 'type:domain'] },
+    {
+      sourceTag: 'type:testing',
+      onlyDependOnLibsWithTags: ['type:util', 'type:domain', 'type:contract', 'type:data-access', 'type:dev'],
+    },
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
+    // A lib that serves one app carries that app's scope; the other apps may not import it.
+    { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:shared', 'scope:api'] },
+    { sourceTag: 'scope:worker', onlyDependOnLibsWithTags: ['scope:shared', 'scope:worker'] },
+    { sourceTag: 'scope:relay', onlyDependOnLibsWithTags: ['scope:shared', 'scope:relay'] },
+    { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared'] },
+    // The web console runs in a browser: it talks to the API over HTTP and imports no lib.
+    { sourceTag: 'scope:console', onlyDependOnLibsWithTags: [] },
+    { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+    // End-to-end tests, the bench and the chaos run drive the whole system.
+    { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['*'] },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   ...nx.configs['flat/base'],
@@ -42,41 +79,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       curly: ['error', 'all'],
       'no-console': 'off',
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: IO_PACKAGES },
-            { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
-            // The client is published on its own: it may import no lib of this repository.
-            { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:domain', 'type:contract'] },
-            {
-              sourceTag: 'type:data-access',
-              onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain', 'type:testing'],
-            },
-            {
-              sourceTag: 'type:app',
-              onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain', 'type:contract', 'type:testing'],
-            },
-            { sourceTag: 'type:dev', onlyDependOnLibsWithTags: ['type:util', 'type:domain'] },
-            {
-              sourceTag: 'type:testing',
-              onlyDependOnLibsWithTags: ['type:util', 'type:domain', 'type:contract', 'type:data-access', 'type:dev'],
-            },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
-            { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:run-worker', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:stream-relay', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared'] },
-            // The web console runs in a browser: it talks to the API over HTTP and imports no lib.
-            { sourceTag: 'scope:console', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': ['error', BOUNDARIES],
     },
   },
   { files: ['libs/domain/src/**/*.ts'], rules: { 'no-restricted-imports': DOMAIN_RESTRICTED_IMPORTS } },
@@ -84,5 +87,10 @@ export default tseslint.config(
     files: ['apps/api/src/**/*.ts', 'apps/run-worker/src/**/*.ts', 'apps/stream-relay/src/**/*.ts', 'apps/gateway/src/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/*.testing.ts'],
     rules: { 'no-restricted-imports': APP_RESTRICTED_IMPORTS },
+  },
+  {
+    // Tests seed the runs table with the worker's projection, its only writer.
+    files: ['**/*.spec.ts', '**/*.testing.ts'],
+    rules: { '@nx/enforce-module-boundaries': ['error', { ...BOUNDARIES, allow: ['@wrs/projection'] }] },
   },
 );

@@ -3,7 +3,8 @@ import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager, type
 import type { NatsConnection } from '@nats-io/nats-core';
 import { fold, type RunEvent, type RunView } from '@wrs/domain';
 import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
-import { migrate, openDatabase, RunProjection, RunQueries } from '@wrs/persistence';
+import { migrate, openDatabase, RunQueries } from '@wrs/persistence';
+import { RunProjection } from '@wrs/projection';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { ProjectionConsumer } from './projection-consumer';

@@ -2,7 +2,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import type { RunView } from '@wrs/domain';
 import { toRunView } from '@wrs/domain';
 import { backoffFor, runEventOf, type Disposition, type StreamRunEvent } from '@wrs/messaging';
-import type { DeliveredEvent, ProjectedRun, RunProjection } from '@wrs/persistence';
+import type { DeliveredEvent, ProjectedRun, RunProjection } from '@wrs/projection';
 import { observeProjected } from './projection-metrics';
 
 /** Runs `fn` in the trace of the batch's message at `index` (or just runs it). */

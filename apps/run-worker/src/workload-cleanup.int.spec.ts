@@ -3,7 +3,8 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { toRunView, type Placement, type RunEvent, type RunView } from '@wrs/domain';
 import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
-import { migrate, openDatabase, RunProjection, RunQueries } from '@wrs/persistence';
+import { migrate, openDatabase, RunQueries } from '@wrs/persistence';
+import { RunProjection } from '@wrs/projection';
 import {
   CONTAINER_IMAGE,
   CONTAINER_SOCKET,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@wrs/domain';
-import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
+import { migrate, openDatabase } from '@wrs/persistence';
+import { RunProjection } from '@wrs/projection';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';

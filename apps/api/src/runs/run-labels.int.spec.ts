@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
+import { migrate, openDatabase } from '@wrs/persistence';
+import { RunProjection } from '@wrs/projection';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { startApi, type InProcessApi } from '../in-process-api.testing';

@@ -21,4 +21,18 @@ describe('lint enforces the module boundaries', () => {
       expect(restricted(importTesting, `apps/${app}/src/probe.testing.ts`)).toEqual([]);
     }
   });
+
+  it("one app's libs are not imported by another app or by a shared lib", () => {
+    const boundaries = (code: string, filePath: string): string[] => lintMessages(code, filePath, '@nx/enforce-module-boundaries');
+    const importProjection = "import { RunProjection } from '@wrs/projection';\n";
+    expect(boundaries(importProjection, 'apps/stream-relay/src/probe.ts')).toHaveLength(1);
+    expect(boundaries(importProjection, 'apps/api/src/probe.ts')).toHaveLength(1);
+    expect(boundaries(importProjection, 'apps/gateway/src/probe.ts')).toHaveLength(1);
+    expect(boundaries(importProjection, 'libs/messaging/src/probe.ts')).toHaveLength(1);
+    expect(boundaries(importProjection, 'apps/run-worker/src/probe.ts')).toEqual([]);
+    // Tests may seed the runs table with the projection, its only writer.
+    expect(boundaries(importProjection, 'apps/api/src/probe.int.spec.ts')).toEqual([]);
+    // Shared libs stay open to every app.
+    expect(boundaries("import { RunQueries } from '@wrs/persistence';\n", 'apps/stream-relay/src/probe.ts')).toEqual([]);
+  });
 });

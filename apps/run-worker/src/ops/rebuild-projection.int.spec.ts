@@ -1,7 +1,8 @@
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
-import { migrate, openDatabase, RunProjection } from '@wrs/persistence';
+import { migrate, openDatabase } from '@wrs/persistence';
+import { RunProjection } from '@wrs/projection';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { ProjectionConsumer } from '../projection-consumer';

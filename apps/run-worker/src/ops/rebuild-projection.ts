@@ -1,7 +1,7 @@
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { consumeOrdered, runEventOf, type StreamNames, type StreamRunEvent } from '@wrs/messaging';
-import { refoldStoredRuns, RunProjection } from '@wrs/persistence';
+import { refoldStoredRuns, RunProjection } from '@wrs/projection';
 import type { DataSource } from 'typeorm';
 
 export interface RebuildReport {

@@ -3,7 +3,8 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { fold, toRunView, type ProviderOffer, type RunEvent, type RunView } from '@wrs/domain';
 import { connectNats, ensureStreams, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
-import { migrate, openDatabase, ProviderCredentials, RunProjection, RunQueries } from '@wrs/persistence';
+import { migrate, openDatabase, ProviderCredentials, RunQueries } from '@wrs/persistence';
+import { RunProjection } from '@wrs/projection';
 import {
   CONTAINER_IMAGE,
   CONTAINER_SOCKET,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@wrs/domain';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import { migrate, openDatabase } from '../data-source';
-import { RunProjection } from '../run-projection';
 import { RunStateVersion1763700000006 } from './1763700000006-run-state-version';
 import { RunQueries } from '../run-queries';
 
@@ -11,7 +10,8 @@ const log = (index: number): RunEvent => ({ type: 'run.log', data: { index, stre
 
 /**
  * Rows projected by the previous version get their state version from the events they had folded, and
- * so do rows a worker of the previous version writes during a rolling upgrade.
+ * so do rows a worker of the previous version writes during a rolling upgrade (this version's projection
+ * on such rows: libs/projection's old-worker-rows.int.spec.ts).
  */
 describe('migration 1763700000006 (runs.state_version) against real Postgres', () => {
   let env: IsolatedEnvironment;
@@ -72,32 +72,6 @@ describe('migration 1763700000006 (runs.state_version) against real Postgres', (
       expect(await new RunQueries(reopened).find('ws', runId)).toMatchObject({ state: 'succeeded', version: 23, stateVersion: 23 });
     } finally {
       await reopened.destroy();
-    }
-  });
-
-  it('a row an old worker inserts (no state_version) is read with the one its events give, and this version\'s projection stores it', async () => {
-    await migrate(env.database);
-    const db = await openDatabase(env.database);
-    const runId = randomUUID();
-    try {
-      const created: RunEvent = { type: 'run.created', data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: 'k2', at } };
-      await db.query(`INSERT INTO run_events (run_id, seq, previous, type, event) VALUES ($1, 30, 0, 'run.created', $2), ($1, 31, 30, 'run.log', $3)`, [
-        runId,
-        JSON.stringify(created),
-        JSON.stringify(log(0)),
-      ]);
-      const body = { runId, workspaceId: 'ws', state: 'queued', logLines: 1, createdAt: at };
-      await db.query(
-        `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at) VALUES ($1, 'ws', 'queued', false, 31, $2, $3, now())`,
-        [runId, JSON.stringify(body), at],
-      );
-      expect(await new RunQueries(db).find('ws', runId)).toMatchObject({ version: 31, stateVersion: 30 });
-      await new RunProjection(db).projectBatch([{ runId, seq: 33, previous: 31, event: log(1) }]);
-      const rows: { state_version: string }[] = await db.query('SELECT state_version FROM runs WHERE id = $1', [runId]);
-      expect(rows.map((r) => Number(r.state_version))).toEqual([30]);
-      expect(await new RunQueries(db).find('ws', runId)).toMatchObject({ version: 33, stateVersion: 30, logLines: 2 });
-    } finally {
-      await db.destroy();
     }
   });
 });

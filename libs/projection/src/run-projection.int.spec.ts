@@ -3,9 +3,8 @@ import fc from 'fast-check';
 import { decide, fold, type RunEvent } from '@wrs/domain';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
-import { migrate, openDatabase } from './data-source';
+import { migrate, openDatabase, RunQueries } from '@wrs/persistence';
 import { RunProjection } from './run-projection';
-import { RunQueries } from './run-queries';
 
 const at = (s: number): string => new Date(Date.UTC(2026, 10, 21, 10, 0, s)).toISOString();
 const placement = { provider: 'simulator', region: 'local-1', reason: 'as requested', candidates: [] };

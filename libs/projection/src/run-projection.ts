@@ -1,6 +1,6 @@
 import { advanceVersions, evolve, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
+import { STATE_VERSION_SQL } from '@wrs/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
-import { STATE_VERSION_SQL } from './state-version-sql';
 
 export interface ProjectionResult {
   /** The run's state after this event, or null while its creation event has not arrived. */

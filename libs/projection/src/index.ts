@@ -1,0 +1,2 @@
+export * from './run-projection';
+export * from './projection-refold';
