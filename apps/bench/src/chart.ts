@@ -1,4 +1,5 @@
 import type { Figure } from './scenarios';
+import { describeTarget } from './target';
 
 const WIDTH = 900;
 const ROW = 26;
@@ -23,7 +24,7 @@ export function latencyChart(figures: readonly Figure[], title: string): string 
     return [
       `<text x="${LABEL - 8}" y="${y + 15}" text-anchor="end" font-size="12">${escape(`${b.scenario}: ${b.metric}`)}</text>`,
       `<rect x="${LABEL}" y="${y + 3}" width="${w.toFixed(1)}" height="${ROW - 8}" fill="${colour}"/>`,
-      `<text x="${LABEL + w + 6}" y="${y + 15}" font-size="12">${b.value} ms${b.target ? ` (target ${escape(b.target)})` : ''}</text>`,
+      `<text x="${LABEL + w + 6}" y="${y + 15}" font-size="12">${b.value} ms${b.target ? ` (target ${escape(describeTarget(b.target, b.unit))})` : ''}</text>`,
     ].join('');
   });
   const grid = ticks.map((t) => {
