@@ -34,7 +34,7 @@ export async function startApi(
     ...overrides,
   });
   const deps = await connectApiDependencies(config);
-  const app = await createApiApp({ ...deps.module, offers }, deps.allowedOrigins);
+  const app = await createApiApp({ ...deps.module, offers }, { allowedOrigins: deps.allowedOrigins });
   await app.listen(0, '127.0.0.1');
   const url = `${await app.getUrl()}/${API_PREFIX}`;
   return {

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
+import type { HttpMount } from '@wrs/edge';
 import type { NextFunction, Request, Response } from 'express';
 
 export const CONSOLE_PATH = '/console';
@@ -59,6 +60,11 @@ export function consoleStaticMiddleware(dir: string) {
     res.setHeader('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     res.status(200).end(req.method === 'HEAD' ? undefined : file.body);
   };
+}
+
+/** The console under CONSOLE_PATH, as the api's start-up mounts it. */
+export function consoleMount(dir: string): HttpMount {
+  return { path: CONSOLE_PATH, handlers: [consoleStaticMiddleware(dir)] };
 }
 
 function readTree(dir: string): Map<string, StaticFile> {
