@@ -8,8 +8,8 @@ export interface ProblemOptions {
 }
 
 /**
- * The one error type that crosses into HTTP: it names a catalogue code. Domain code throws it (or a
- * domain error the filter maps); nothing throws Nest's HTTP exceptions.
+ * The one error type that crosses into HTTP: it names a catalogue code. The domain throws its own errors
+ * (`RunNotFoundError`), and the service that called it turns them into this one; the filter maps no other.
  */
 export class ProblemError extends Error {
   constructor(
