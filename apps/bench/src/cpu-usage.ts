@@ -3,13 +3,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Kernel clock ticks per second (`getconf CLK_TCK`: 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-/** CPU time (user + system) a process has used, in ms; 0 once it is gone. */
-function cpuMsOf(pid: number): number {
+/**
+ * CPU time (user + system) a process has used, in ms; 0 once it is gone. With `reapedChildren`, also
+ * its exited children's (cutime + cstime): a Postgres backend that ends between two samples moves its
+ * CPU to the postmaster's count, so a sum over every `postgres` process never goes back.
+ */
+function cpuMsOf(pid: number, reapedChildren = false): number {
   try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    // Fields after the parenthesised command name: utime, stime, cutime and cstime are the 12th to 15th.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    const ticks = Number(fields[11]) + Number(fields[12]) + (reapedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1000) / TICKS_PER_SECOND;
   } catch {
     return 0;
   }
@@ -60,7 +65,7 @@ export class CpuUsage {
       out.set(name, cpuMsOf(pid));
     }
     for (const [name, pids] of pidsNamed(['nats-server', 'postgres', 'redis-server'])) {
-      out.set(name, pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0));
+      out.set(name, pids.reduce((sum, pid) => sum + cpuMsOf(pid, true), 0));
     }
     out.set('load generator', cpuMsOf(process.pid));
     return out;
