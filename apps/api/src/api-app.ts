@@ -3,7 +3,8 @@ import { contractOperations, isRelayOperation } from '@wrs/contracts';
 import { createHttpService, type HttpMount } from '@wrs/edge';
 import { createLogger, type AppLogger } from '@wrs/observability';
 import type { ServiceEdgeSettings } from '@wrs/problem';
-import { ApiModule, type ApiModuleOptions } from './api.module';
+import { type ApiInfrastructure } from './api-infrastructure.module';
+import { ApiModule } from './api.module';
 import { BodyValidationPipe } from './validation.pipe';
 
 export const API_PREFIX = 'api/v1';
@@ -18,8 +19,8 @@ export interface ApiAppSettings {
 }
 
 /** The API as a Nest application, not yet listening: main.ts and the tests both start it this way. */
-export function createApiApp(options: ApiModuleOptions, settings: ApiAppSettings = {}): Promise<NestExpressApplication> {
-  return createHttpService(ApiModule.forRoot(options), {
+export function createApiApp(infrastructure: ApiInfrastructure, settings: ApiAppSettings = {}): Promise<NestExpressApplication> {
+  return createHttpService(ApiModule.forRoot(infrastructure), {
     logger: settings.logger ?? createLogger('api', 'silent'),
     prefix: API_PREFIX,
     operations: contractOperations().filter((op) => !isRelayOperation(op)),

@@ -4,12 +4,12 @@ import { connectHttpService, type HttpServiceConnections } from '@wrs/edge';
 import { defaultWorkspaceLimits, EffectiveLimits, serviceLimits } from '@wrs/limits';
 import { RateLimiter, RunCommandBus, RunEndings, RunEventStore } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries, Webhooks, Workspaces } from '@wrs/persistence';
-import type { ApiModuleOptions } from './api.module';
+import type { ApiInfrastructure } from './api-infrastructure.module';
 import { buildInfo } from './meta/build-info';
 import { IdempotencyCache } from './runs/idempotency-cache';
 
 export interface ApiDependencies {
-  readonly module: Omit<ApiModuleOptions, 'offers'>;
+  readonly module: Omit<ApiInfrastructure, 'offers'>;
   readonly allowedOrigins: readonly string[];
   /** What readiness checks. */
   readonly connections: Pick<HttpServiceConnections, 'nc' | 'db' | 'redis'>;

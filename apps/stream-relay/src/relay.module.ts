@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { AUTH_FAILURE_HOOK, AUTHENTICATOR, AuthGuard, type Authenticator } from '@wrs/auth';
-import { authFailureThrottle, EffectiveLimits, RATE_LIMIT_FAILURES, RateLimitGuard } from '@wrs/limits';
+import { AUTHENTICATOR, type Authenticator } from '@wrs/auth';
+import { edgeGuards } from '@wrs/edge';
+import { EffectiveLimits } from '@wrs/limits';
 import { RateLimiter } from '@wrs/messaging';
 import { CredentialWatch } from './credential-watch';
 import { RunEventStreams } from './feed/run-event-streams';
@@ -32,10 +32,7 @@ export class RelayModule {
         { provide: CredentialWatch, useValue: options.credentialWatch },
         { provide: EffectiveLimits, useValue: options.limits },
         { provide: RateLimiter, useValue: options.rateLimiter },
-        { provide: RATE_LIMIT_FAILURES, useValue: () => undefined },
-        { provide: AUTH_FAILURE_HOOK, useValue: authFailureThrottle(options.rateLimiter, options.authFailuresPerMinute ?? 60) },
-        { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
+        ...edgeGuards({ rateLimiter: options.rateLimiter, authFailuresPerMinute: options.authFailuresPerMinute }),
       ],
     };
   }
