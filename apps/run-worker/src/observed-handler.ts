@@ -4,10 +4,8 @@ import { parseRunSubject, REQUEST_ID_HEADER, type Disposition } from '@wrs/messa
 import { addLogContext, extractTraceContext, inSpan, inSpans, jetstreamRedeliveries, SpanKind, type LogContext } from '@wrs/observability';
 
 /**
- * Wraps a consumer's handler so that handling a message is one span continuing the trace that
- * published it (W3C context in the message headers), every log line written meanwhile (including by
- * work it starts, like the reconciler driving the run) carries the run, workspace, request and trace
- * ids, and redeliveries are counted.
+ * Wraps a consumer's handler: each message is one span continuing the publisher's trace, every log line
+ * written meanwhile carries the run, workspace, request and trace ids, and redeliveries are counted.
  */
 export function observedHandler(
   consumer: 'commands' | 'projection',

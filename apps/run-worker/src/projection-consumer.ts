@@ -19,14 +19,10 @@ const untraced: WithinMessage = (_index, fn) => fn();
 const MAX_HOLES_PER_BATCH = 64;
 
 /**
- * Projects events into Postgres a batch at a time, acknowledges after the commit, then tells who
- * cares. A message that cannot be an event of a run is dropped; if a batch fails, its messages are
- * projected one by one, so one bad message cannot hold the others back.
- *
- * A run's row only folds an unbroken chain of its events. When a batch leaves a hole (an event whose
- * delivery was lost, say to a NATS connection reset, comes back only after the ack wait, 30 s), the
- * missing event is read from JetStream by its sequence and projected at once; one the stream no longer
- * holds (retention) is folded across.
+ * Projects events into Postgres a batch at a time, acknowledges after the commit, then calls `onProjected`
+ * (which pokes the reconciler). A failed batch is retried one message at a time, so one bad message holds
+ * back no other. A missing event is read from JetStream at once rather than after the 30 s ack wait;
+ * one the stream no longer holds (retention) is skipped.
  */
 export class ProjectionConsumer {
   constructor(
@@ -40,7 +36,7 @@ export class ProjectionConsumer {
     const parsed = messages.map(runEventOf);
     const events = parsed.flatMap((p, index) => (p ? [{ ...p, index }] : []));
     try {
-      await this.fillHoles(await this.projectAndTell(events, within));
+      await this.fillHoles(await this.projectAndNotify(events, within));
       return parsed.map((p) => (p ? 'ack' : 'drop'));
     } catch (error) {
       if (events.length <= 1) {
@@ -54,7 +50,7 @@ export class ProjectionConsumer {
         continue;
       }
       try {
-        await this.fillHoles(await this.projectAndTell([{ ...p, index }], within));
+        await this.fillHoles(await this.projectAndNotify([{ ...p, index }], within));
         dispositions.push('ack');
       } catch {
         dispositions.push({ retryAfterMs: backoffFor(messages[index]!) });
@@ -77,7 +73,7 @@ export class ProjectionConsumer {
           await this.foldAcross(hole.runId);
           continue;
         }
-        const after = await this.projectAndTell([{ ...event, index: 0 }], untraced);
+        const after = await this.projectAndNotify([{ ...event, index: 0 }], untraced);
         holes.push(...after.filter((p) => p.missing !== null && p.missing !== hole.seq).map((p) => ({ runId: p.runId, seq: p.missing! })));
       } catch (error) {
         this.onHoleError(error, hole);
@@ -92,7 +88,7 @@ export class ProjectionConsumer {
     }
   }
 
-  private async projectAndTell(events: readonly (DeliveredEvent & { index: number })[], within: WithinMessage): Promise<ProjectedRun[]> {
+  private async projectAndNotify(events: readonly (DeliveredEvent & { index: number })[], within: WithinMessage): Promise<ProjectedRun[]> {
     const projected = await this.projection.projectBatch(events);
     for (const run of projected) {
       const own = events.filter((e) => e.runId === run.runId);

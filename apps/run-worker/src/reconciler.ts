@@ -19,10 +19,9 @@ export interface ReconcilerOptions {
 }
 
 /**
- * Level-triggered: looks at every run that is not terminal and moves it one step towards where its
- * provider says it is. Nothing is remembered in memory that a restart would lose: after a kill -9 the
- * next sweep picks every run up again. Several replicas may drive the same run; the decider and the
- * event store's optimistic concurrency make that harmless.
+ * Moves every unfinished run one step towards what its provider reports, on each sweep, so a restarted
+ * worker loses nothing. Replicas may drive the same run: the event store's optimistic concurrency makes
+ * that harmless.
  */
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -31,10 +30,8 @@ export class Reconciler {
   private readonly drives = new Set<Promise<void>>();
   private sweeping: Promise<void> | undefined;
   /**
-   * The newest version of each unfinished run this worker has appended or been shown: a row older
-   * than it (a sweep's row read before a poke moved the run on) is skipped, since deciding on it could
-   * only conflict; the newer row is on its way (the projection pokes with it, the next sweep reads
-   * it). In memory only: after a restart every row is taken at its word again.
+   * The newest version this worker has seen of each unfinished run. An older row is skipped, since deciding
+   * on it could only conflict, and the newer one is on its way. Losing this on restart costs nothing.
    */
   private readonly newest = new Map<string, number>();
 

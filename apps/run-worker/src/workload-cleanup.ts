@@ -34,10 +34,9 @@ export function runFates(
 const QUERY_CHUNK = 500;
 
 /**
- * Level-triggered converse of dispatch: every interval, each provider lists the workloads it holds for
- * this installation, and any whose run is terminal or that belongs to no run is stopped and removed,
- * whatever order of cancels, crashes and redeliveries left it there (a cancel decided while a submit
- * was in flight, a worker killed before its release). Stateless: a restart loses nothing.
+ * Every interval, removes the workloads whose run is finished or unknown, from each provider's list of
+ * what it holds for this installation. Cancels racing submits and crashed workers leave such workloads;
+ * checking what is there, rather than remembering, means a restart loses nothing.
  */
 export class WorkloadCleanup {
   private timer: NodeJS.Timeout | undefined;

@@ -118,10 +118,9 @@ export class HttpServiceEnv extends CommonEnv {
   CORS_ORIGINS?: string;
 
   /**
-   * The origins (scheme://host[:port], comma-separated, no path) users reach the service at, e.g.
-   * https://runs.example.com: a cookie-authenticated change must come from one of them (or from
-   * CORS_ORIGINS). Unset: the request's Host with the connection's own scheme, which is right only when
-   * nothing in front terminates TLS or rewrites Host. Never X-Forwarded-Host/-Proto (a client sets them).
+   * The origins users reach the service at (scheme://host[:port], comma-separated), e.g.
+   * https://runs.example.com; a cookie-authenticated change must come from one of them or CORS_ORIGINS.
+   * Unset: the request's Host and scheme, right only with no TLS proxy in front (X-Forwarded-* is never trusted).
    */
   @IsOptional()
   @Matches(/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(,https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?)*$/, {

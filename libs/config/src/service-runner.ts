@@ -6,11 +6,9 @@ export class ServiceLifecycle {
 }
 
 /**
- * Runs a service's main: start it, stop it cleanly on SIGTERM/SIGINT, and turn start-up failures that
- * an operator can fix (bad configuration, a dependency that is down) into one clear line and exit 1.
- * On a signal the service first turns unready (so Kubernetes stops routing to it), keeps serving for
- * the drain delay, then stops. The handlers are there from the first moment: a signal that arrives
- * while the service is still starting stops it as soon as it has started, cleanly.
+ * Runs a service's main. Start-up failures an operator can fix become one clear line and exit 1.
+ * On SIGTERM/SIGINT the service turns unready, serves through the drain delay so Kubernetes stops routing
+ * to it, then stops; a signal during start-up stops it once started.
  */
 export function runService(name: string, start: (lifecycle: ServiceLifecycle) => Promise<() => Promise<void>>): Promise<void> {
   const lifecycle = new ServiceLifecycle();

@@ -34,13 +34,9 @@ export function backoffFor(message: JsMsg): number {
 }
 
 /**
- * A shared durable pull consumer: every replica of a service binds to the same durable, so JetStream
- * spreads messages over them, and a message is acknowledged only after its handler succeeded; if the
- * process dies first, JetStream delivers it again (at-least-once, made safe by idempotent handlers).
- *
- * Messages are taken as they arrive while earlier ones are still in hand (one at a time would make the
- * worker's throughput one round trip per message); the number in hand is bounded, so a backlog stays
- * in JetStream rather than in memory.
+ * A durable pull consumer shared by every replica of a service, so JetStream spreads the messages.
+ * A message is acknowledged only after its handler succeeded (at-least-once; handlers are idempotent).
+ * Several messages are handled at once, up to a bound, so a backlog waits in JetStream, not in memory.
  */
 export class DurableConsumer {
   private messages: ConsumerMessages | undefined;

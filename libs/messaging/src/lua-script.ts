@@ -2,10 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
- * A Lua script run by its SHA1 (`EVALSHA`): the script's text goes to Redis once, not with every
- * call (the rate-limit script alone is 1.9 KB; writing it per request was the relay's largest cost
- * per event stream). A Redis that does not hold the script (restarted, flushed) answers NOSCRIPT, and
- * the call is made once with the text, which loads it again.
+ * A Lua script run by its SHA1 (`EVALSHA`), so its text is not sent with every call (sending it was the
+ * relay's largest cost per event stream). On NOSCRIPT (Redis restarted or flushed) it is sent once again.
  */
 export class LuaScript {
   readonly sha: string;

@@ -4,12 +4,9 @@ import type { ConsumeOptions, ConsumerMessages, JetStreamClient, JetStreamManage
 const INACTIVE_THRESHOLD_MS = 30_000;
 
 /**
- * An ordered consumer that is deleted from the server once its reader is done with it. nats.js makes
- * ordered consumers with a five-minute inactivity threshold and leaves them on the server when they
- * are closed: at a few hundred event streams a second that is tens of thousands of idle consumers,
- * each of which the server considers on every message the stream stores. The deletion follows the
- * iterator's end (a `break` out of it, or `close()` while it is read); one that is never read is left
- * to the shorter inactivity threshold.
+ * An ordered consumer deleted from the server when its reader is done (a `break`, or `close()`).
+ * nats.js leaves closed ones for five minutes, and at hundreds of event streams a second the server
+ * would check tens of thousands of idle consumers on every stored message.
  */
 export async function consumeOrdered(
   js: JetStreamClient,

@@ -11,10 +11,9 @@ import type { IdempotencyClaim } from './run-commands';
 export type ClaimResult = { readonly claimed: true } | { readonly claimed: false; readonly existing: IdempotencyClaim };
 
 /**
- * The API's side of the command stream, which holds only idempotency claims (runs' events are appended
- * to their own subjects by whoever decides them). Exactly one run per (workspace, Idempotency-Key) rests on
- * JetStream alone: the claim is the first message on the key's subject (`expect.lastSubjectSequence: 0`),
- * kept for the retention window; Redis is never needed for it.
+ * The api's side of the command stream, which holds only idempotency claims. A claim is the first
+ * message on the key's subject (`expect.lastSubjectSequence: 0`), so JetStream alone guarantees one run
+ * per (workspace, Idempotency-Key) for the retention window.
  */
 export class RunCommandBus {
   constructor(

@@ -26,14 +26,9 @@ export interface DecidedOnEvents extends LoadedRun {
 const MAX_ATTEMPTS = 20;
 
 /**
- * Load, decide, append: folds the run's events from JetStream, asks the pure decider, and appends
- * with the version it read. A concurrent writer makes the append conflict; the decision is then made
- * again on the newer state, so no writer's event is lost and none is applied to a stale state.
- *
- * With a snapshot the first decision is made on it and the event store is read only if the append
- * conflicts (the snapshot was behind): the common case costs one publish instead of a stream read.
- * A snapshot that decides nothing is taken at its word; callers that pass one (the reconciler) come
- * back with a newer one.
+ * Load, decide, append: folds the run's events, asks the pure decider, and appends with the version it
+ * read. On a conflict it decides again on the newer state, so no event is lost or applied to a stale state.
+ * A caller's snapshot saves the read: the events are loaded only if the append conflicts.
  */
 export class RunCommandHandler {
   constructor(

@@ -12,10 +12,9 @@ export function sessionHashOf(sessionId: string): string {
 }
 
 /**
- * Revoked token ids and ended sessions, shared by every api and relay replica through a JetStream
- * stream: each process reads the whole stream at start (kept as long as a revoked token could live)
- * and then follows it, so a revocation takes effect everywhere within milliseconds, is checked on every
- * request without a network call, and is pushed to whatever listens (the relay ends open streams).
+ * Revoked token ids and ended sessions, shared through a JetStream stream that each api and relay
+ * process reads at start and then follows. A revocation reaches every process within milliseconds and is
+ * checked without a network call; listeners hear of it (the relay ends open streams).
  */
 export class TokenRevocations {
   // id -> when it was revoked (ms); in revocation order, so the oldest are forgotten first.

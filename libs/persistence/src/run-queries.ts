@@ -81,10 +81,8 @@ export class RunQueries {
   }
 
   /**
-   * Runs not yet in a terminal state, least recently changed first: what the reconciler drives, every
-   * sweep. Plain SQL on a partial index of unfinished runs by `updated_at`: a sweep reads its batch off
-   * the index instead of sorting every unfinished run (measured: a worker draining thousands of queued
-   * runs spent its database time here and in `placedCounts`).
+   * Unfinished runs, least recently changed first: the reconciler's batch for each sweep. A partial index
+   * on `updated_at` serves it, so a sweep does not sort every unfinished run (it was a worker's main cost).
    */
   async active(limit: number): Promise<RunView[]> {
     const rows: StoredRun[] = await this.db.query(
@@ -121,11 +119,9 @@ function askedTwice(labels: readonly Label[]): boolean {
 }
 
 /**
- * The runs that carry every label, joined through `run_labels` (one row per run and `key=value`, its
- * primary key in the list's order within a workspace and label): the planner walks one label's entries
- * newest first and probes the others by run (or, for a rare one, reads its few entries first), so a
- * first page reads about a page of entries. Joined by run id alone: the planner then estimates the
- * labels as independent, where the creation time too made it expect one row and read them all.
+ * The runs that carry every label, through `run_labels` (one row per run and `key=value`, in list order),
+ * so a first page reads about a page of index entries. Joined on run id alone: joining on creation time
+ * too made the planner expect one row and read every entry.
  */
 function labelJoin(labels: readonly Label[], bind: (value: unknown) => string): { from: string; where: string[] } {
   const wanted = [...new Set(labels.map(({ key, value }) => `${key}=${value}`))];

@@ -14,11 +14,9 @@ export interface RebuildReport {
 }
 
 /**
- * Rebuilds the run projection (runs and run_events) from the events stream: every event the stream
- * holds is projected as the workers do (idempotent: one already stored is skipped), then every run whose
- * row is missing or behind its stored events is folded again, across events the stream no longer holds
- * (those survive only in run_events, e.g. from a backup). For a restore: restore Postgres, run this,
- * then let the workers' durable consumer go on. Safe to run twice and while workers run.
+ * Rebuilds runs and run_events from the events stream, then refolds each row that is missing or behind
+ * its stored events (events the stream no longer holds survive in run_events, e.g. from a backup).
+ * For a restore: restore Postgres, then run this. Safe to run twice and while workers run.
  */
 export async function rebuildProjection(nc: NatsConnection, db: DataSource, names: StreamNames, batchSize = 256): Promise<RebuildReport> {
   const jsm = await jetstreamManager(nc);

@@ -18,13 +18,9 @@ interface CallRecord {
 }
 
 /**
- * What `auto` knows about each provider's health, from two sources:
- * - active probes, for providers with one global endpoint (the container engine's /_ping): the last
- *   probe's outcome holds for every workspace;
- * - the outcomes of the worker's own calls, per (provider, workspace): a Kubernetes provider reaches a
- *   different cluster with each workspace's credential, so there is no one endpoint to probe. After
- *   `failuresBeforeUnhealthy` failed calls in a row the pair is skipped for `cooldownMs`, then tried again.
- * Kept in memory: a restarted worker starts by assuming health and learns again within a probe or a few calls.
+ * Each provider's health for `auto`: from a probe where there is one endpoint (the engine's /_ping), else
+ * from the worker's own calls per (provider, workspace), since each workspace may reach another cluster.
+ * After `failuresBeforeUnhealthy` failures in a row a pair is skipped for `cooldownMs`. Kept in memory only.
  */
 export class ProviderHealth {
   private readonly probed = new Map<string, HealthVerdict>();

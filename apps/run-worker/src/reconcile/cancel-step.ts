@@ -3,11 +3,9 @@ import { isoNow, type StepContext } from './step-context';
 import { tenantSafe } from './tenant-safe';
 
 /**
- * Stops and removes a `canceling` run's workload, and records `run.canceled` only once its provider
- * says the workload is gone. A run never placed has nothing running (the placement is recorded before
- * any submit). A provider that cannot confirm within the unresponsive bound (counted from the cancel
- * request, so a restart does not reset it) fails the run `cancel_unconfirmed`: never a silent success.
- * The workload cleanup keeps removing workloads of finished runs after that.
+ * Removes a `canceling` run's workload and records `run.canceled` only once the provider says it is gone.
+ * A provider that cannot confirm within the unresponsive bound (counted from the cancel request) fails the
+ * run `cancel_unconfirmed` rather than report a success it does not know; the workload cleanup goes on trying.
  */
 export async function cancel(context: StepContext, run: RunView): Promise<void> {
   if (!run.placement) {

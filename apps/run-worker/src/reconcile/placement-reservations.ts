@@ -2,11 +2,9 @@ import type { RunQueries } from '@wrs/persistence';
 import type { PlaceLoads } from './step-context';
 
 /**
- * Placements this worker decided that the load counts it reads from Postgres may not include yet: a
- * run placed a moment ago is projected milliseconds later, and every dispatch in between would see
- * its place as free. A reservation counts until a load query that began after the run's projection
- * was seen has returned (its count includes the run), or the run is given up or ends. Per worker:
- * replicas placing at once can still exceed a capacity by a few.
+ * Placements this worker made that the load counts from Postgres may not include yet, since the
+ * projection lags by milliseconds. Each counts until a load query started after its projection returns.
+ * Per worker only: replicas placing at once can still exceed a capacity by a few.
  */
 export class PlacementReservations {
   private readonly byRun = new Map<string, { readonly place: string; projectedAtMs: number | null }>();

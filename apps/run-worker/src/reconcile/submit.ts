@@ -6,12 +6,9 @@ import { isoNow, stillDispatched, type StepContext } from './step-context';
 import { tenantSafe } from './tenant-safe';
 
 /**
- * Hands a dispatched run to the provider its `run.dispatched` event names (the intent is on the stream
- * first, so a workload never runs where the run does not say). Returns null once the provider took it.
- * A certain refusal (nothing runs there) is recorded: the run fails when the image exists nowhere,
- * else it is queued again for the next candidate, and the state after is returned. Any other failure
- * is unclear (the workload may have started) and is thrown: the run stays `starting`, and observing
- * it later submits again (submits are idempotent by run id) or finds it.
+ * Hands a dispatched run to the provider its `run.dispatched` event names; returns null once it is taken.
+ * A certain refusal is recorded and the state after it returned. An unclear failure is thrown: the run
+ * stays `starting`, and observing it later finds the workload or submits again (idempotent by run id).
  */
 export async function submitPlaced(context: StepContext, dispatched: Snapshot): Promise<Snapshot | null> {
   const state = dispatched.state;

@@ -32,10 +32,9 @@ interface Row {
 }
 
 /**
- * The head of each (endpoint, run) queue that is due, locked with SKIP LOCKED: senders never wait on
- * each other, and a later delivery of a run waits while an earlier one to the same endpoint is pending,
- * however long its retries take. The lock is held for the attempt; a sender that dies releases it with
- * its connection, and the delivery is tried again (at least once, with the same id).
+ * Takes the due head of each (endpoint, run) queue with SKIP LOCKED, so senders never wait on each other
+ * and a run's deliveries to an endpoint stay in order. A sender that dies releases its lock with its
+ * connection, and the delivery is tried again with the same id.
  */
 export class DeliveryStore {
   constructor(private readonly db: DataSource) {}

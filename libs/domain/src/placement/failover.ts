@@ -17,11 +17,9 @@ export type PlacementDecision =
   | { readonly kind: 'fail'; readonly failure: Failure };
 
 /**
- * Where a run goes next: the first candidate (in policy order) that no earlier dispatch of the run saw
- * refused and that the worker's facts do not rule out. A candidate that is unavailable or full is
- * skipped; one that is unhealthy is skipped only for `auto` (a provider asked for by name is tried
- * anyway). The placement lists every refusal and skip before it. With none left, the run waits when
- * a skipped candidate may take it later (full, unhealthy: the first such gives the reason), else fails.
+ * Where a run goes next: the first candidate, in policy order, not refused before and not ruled out.
+ * Unavailable or full candidates are skipped; unhealthy ones only for `auto`, since a named provider is
+ * tried anyway. With none left the run waits if a skipped candidate may take it later, else it fails.
  */
 export function decidePlacement(
   requested: { readonly provider: string; readonly region: string },
@@ -80,9 +78,8 @@ function skipOf(candidate: PlacementCandidate, facts: CandidateFacts, auto: bool
 }
 
 /**
- * Why a run no candidate could take failed: when every candidate failed for the same reason, that
- * reason (a missing credential or a refusing provider tells the user what to fix; a provider skipped
- * as unhealthy is a provider error); else no capacity.
+ * The failure code of a run no candidate took: the reason all candidates failed for, when they share one,
+ * so the user learns what to fix (an unhealthy skip counts as a provider error); else `no_capacity`.
  */
 export function finalFailureCode(failovers: readonly Failover[]): FailureCode {
   const codes = new Set(failovers.map((f) => f.code));

@@ -1,10 +1,9 @@
 import { Counter, Gauge, Histogram, register } from 'prom-client';
 
 /**
- * Every metric the services export, in one place, so the dashboard and the alert rules can be checked
- * against what really exists (see metrics-catalogue.unit.spec.ts). Prometheus conventions: a `wrs_`
- * prefix, the unit in the name, `_total` on counters, and label values from small fixed sets only
- * (route templates, never raw paths; provider names from configuration; event types from the domain).
+ * Every metric the services export, in one place, so the dashboard and alert rules can be checked against
+ * it (metrics-catalogue.unit.spec.ts). Names follow Prometheus conventions; label values come from small
+ * fixed sets only (route templates, configured provider names, event types), never raw paths.
  */
 
 /** Seconds buckets from a few milliseconds (a cached read) to a minute (a slow dependency). */
@@ -165,7 +164,7 @@ export interface RunStatistics {
 let consumerInfoSource: (() => Promise<ConsumerInfoSnapshot[]>) | undefined;
 let runStatisticsSource: (() => Promise<RunStatistics[]>) | undefined;
 
-/** The worker tells where its consumers' numbers come from; other services leave these gauges empty. */
+/** The worker sets where its consumers' figures come from; other services leave these gauges empty. */
 export function setConsumerInfoSource(source: (() => Promise<ConsumerInfoSnapshot[]>) | undefined): void {
   consumerInfoSource = source;
 }

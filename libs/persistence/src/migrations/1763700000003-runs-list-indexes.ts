@@ -1,10 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * GET /runs: newest first with a (created_at, id) keyset, so the index carries id as the tie-breaker
- * (it replaces the (workspace_id, created_at) index, a prefix of it); the same order per state, so a
- * filter on a rare state (the unfinished runs among many finished ones) does not walk the whole
- * workspace; and a lookup by Idempotency-Key, which lives in the run's JSON body.
+ * Indexes for GET /runs: newest first by (created_at, id), replacing the (workspace_id, created_at)
+ * index; the same per state, so filtering on a rare state does not walk the workspace; and a lookup by
+ * Idempotency-Key, which lives in the run's JSON body.
  */
 export class RunsListIndexes1763700000003 implements MigrationInterface {
   name = 'RunsListIndexes1763700000003';

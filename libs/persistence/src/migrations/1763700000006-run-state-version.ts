@@ -1,14 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Each run row keeps the sequence of its last state-changing event (every event but `run.log`): the
- * run's `version` and ETag, so a log line does not make a client's `If-Match` stale. Existing rows
- * take it from their stored events, up to the version the row has folded.
- *
- * During a rolling upgrade a worker of the previous version still writes rows without it: its insert
- * leaves it null, and the trigger nulls it when an update folds a state change without moving it.
- * Readers take a null one from the stored events (`state-version-sql.ts`). The next version drops the
- * trigger and makes the column NOT NULL.
+ * Each run row keeps the sequence of its last event other than `run.log`: the run's ETag, so a log line
+ * does not make a client's `If-Match` stale. Existing rows take it from their stored events.
+ * Rows an older worker writes during a rolling upgrade leave it null (the trigger sees to updates), and
+ * readers then compute it (`state-version-sql.ts`). The next version drops the trigger and makes it NOT NULL.
  */
 export class RunStateVersion1763700000006 implements MigrationInterface {
   name = 'RunStateVersion1763700000006';

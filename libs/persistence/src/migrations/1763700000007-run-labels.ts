@@ -1,14 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `GET /runs?label=key=value`: each label of each run as a row (`key=value`) beside the run's workspace,
- * creation time and id, indexed in the list's order. A filtered first page is then a walk of one label's
- * index entries, newest first, each other label checked by one probe (`run_labels_run`): its cost
- * follows the page, not how many runs carry the label. (A GIN index of the labels in the run's body was
- * measured first: a label on 0.1 % of a million runs took 20 to 67 ms p99, reading scattered wide rows.)
- *
- * Labels never change after a run's creation, so the projection only inserts rows; they go with their
- * run. Existing runs' labels are copied here; the migration holds the projection's writes meanwhile.
+ * `GET /runs?label=key=value`: one row per run and label, indexed in the list's order, so a filtered page
+ * costs about a page of index entries however many runs carry the label (a GIN index on the body was
+ * 20-67 ms p99 for a rare label in a million runs). Labels never change, so the projection only inserts.
+ * Existing runs' labels are copied here, with the projection's writes held meanwhile.
  */
 export class RunLabels1763700000007 implements MigrationInterface {
   name = 'RunLabels1763700000007';

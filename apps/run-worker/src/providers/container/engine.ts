@@ -29,10 +29,9 @@ export function messageOf(error: unknown): string {
 type Bound = { abortSignal: AbortSignal };
 
 /**
- * One short call, bounded in time: `call` gets an abort signal to pass on (dockerode frees the socket
- * with it; a call that takes none is abandoned all the same). A status in `accepted` (e.g. 404 for
- * "already gone"; 'any' for best-effort calls) resolves undefined; another status is a definite refusal (provider_error); no answer
- * at all (socket error, the bound) is rethrown as it is: the reconciler treats it as unclear.
+ * One engine call, bounded in time (`call` gets an abort signal to pass on). A status in `accepted`
+ * (e.g. 404 for "already gone", or 'any') resolves undefined; another status is a provider_error.
+ * No answer at all is rethrown as it is, so the reconciler treats the outcome as unclear.
  */
 export async function engineCall<T>(what: string, call: (bound: Bound) => Promise<T>, accepted: readonly number[] | 'any' = []): Promise<T | undefined> {
   const controller = new AbortController();

@@ -8,11 +8,9 @@ const IMAGE_UNAVAILABLE = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidI
 const UNSTARTABLE = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
 
 /**
- * Where the run is, from its Job's conditions and its pod's container state. The Job's conditions
- * decide the end (the cluster's deadline is reported as timed out); the pod gives the exit code, since
- * the Job only says "failed". A pod that has ended while its Job has no verdict yet counts as still
- * running: the Job and the pods are two reads, and a pod killed at the deadline (exit 137) must not be
- * taken for the workload's own failure before the Job says DeadlineExceeded.
+ * Where the run is: the Job's conditions decide the end, and the pod gives the exit code. A pod that ended
+ * before its Job has a verdict counts as running, so a pod killed at the deadline (exit 137) is not taken
+ * for the workload's own failure before the Job says DeadlineExceeded.
  */
 export function observationOf(job: V1Job, pods: readonly V1Pod[]): Observation {
   const container = workloadStatus(pods);
