@@ -23,6 +23,15 @@ export const APP_RESTRICTED_IMPORTS = [
   { paths: [{ name: '@wrs/testing', message: 'Test helpers are not part of a deployable app: import them from a *.spec.ts or *.testing.ts file.' }] },
 ];
 
+/** The published client and the browser console take only the contract's types from this repository (erased when built). */
+export const CONTRACT_TYPES_ONLY = [
+  'error',
+  {
+    paths: [{ name: '@wrs/contracts/types', allowTypeImports: true, message: 'Only types from the contract: use `import type`.' }],
+    patterns: [{ regex: '^@wrs/(?!contracts/types$)', message: 'The client and the console import only `@wrs/contracts/types` (type-only).' }],
+  },
+];
+
 /** Which project may import which, by tag (checked by lint-boundaries.unit.spec.ts). */
 const BOUNDARIES = {
   enforceBuildableLibDependency: false,
@@ -30,12 +39,12 @@ const BOUNDARIES = {
   depConstraints: [
     { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: IO_PACKAGES },
     { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
-    // The client is published on its own: it may import no lib of this repository.
-    { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
+    // The client is published on its own: only the contract's types, which its package carries (CONTRACT_TYPES_ONLY).
+    { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:contract'] },
     { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:domain', 'type:contract'] },
     {
       sourceTag: 'type:data-access',
-      onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain', 'type:testing'],
+      onlyDependOnLibsWithTags: ['type:data-access', 'type:util', 'type:domain', 'type:contract', 'type:testing'],
     },
     {
       sourceTag: 'type:app',
@@ -52,8 +61,8 @@ const BOUNDARIES = {
     { sourceTag: 'scope:worker', onlyDependOnLibsWithTags: ['scope:shared', 'scope:worker'] },
     { sourceTag: 'scope:relay', onlyDependOnLibsWithTags: ['scope:shared', 'scope:relay'] },
     { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared'] },
-    // The web console runs in a browser: it talks to the API over HTTP and imports no lib.
-    { sourceTag: 'scope:console', onlyDependOnLibsWithTags: [] },
+    // The web console runs in a browser: it talks to the API over HTTP and takes only the contract's types.
+    { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['type:contract'] },
     { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
     // End-to-end tests, the bench and the chaos run drive the whole system.
     { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['*'] },
@@ -83,6 +92,7 @@ export default tseslint.config(
     },
   },
   { files: ['libs/domain/src/**/*.ts'], rules: { 'no-restricted-imports': DOMAIN_RESTRICTED_IMPORTS } },
+  { files: ['libs/client/src/**/*.ts', 'apps/console/src/**/*.ts'], rules: { '@typescript-eslint/no-restricted-imports': CONTRACT_TYPES_ONLY } },
   {
     files: ['apps/api/src/**/*.ts', 'apps/run-worker/src/**/*.ts', 'apps/stream-relay/src/**/*.ts', 'apps/gateway/src/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/*.testing.ts'],

@@ -6,8 +6,13 @@ import { parse } from 'yaml';
 import { PINNED_CONTRACT_VERSION } from './generated/contract-version';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const GENERATED = join(__dirname, 'generated');
-const FIX = 'The client is out of date with libs/contracts/openapi.yaml: run `npm run client:generate` and commit libs/client/src/generated/.';
+/** Where `npm run client:generate` writes each file: the contract's types in libs/contracts, the client's pin here. */
+const GENERATED: Record<string, string> = {
+  'contract.ts': join(ROOT, 'libs/contracts/src/generated/contract.ts'),
+  'contract-version.ts': join(__dirname, 'generated/contract-version.ts'),
+};
+const FIX =
+  'The generated types are out of date with libs/contracts/openapi.yaml: run `npm run client:generate` and commit libs/contracts/src/generated/ and libs/client/src/generated/.';
 
 /** The CI check (`npm run client:check`): the committed client is generated from the contract as it is now. */
 describe('the client is pinned to the server contract', () => {
@@ -23,9 +28,9 @@ describe('the client is pinned to the server contract', () => {
     try {
       const run = spawnSync(process.execPath, [join(ROOT, 'scripts/client-generate.mjs'), fresh], { encoding: 'utf8' });
       expect(run.status).toBe(0);
-      for (const file of ['contract.ts', 'contract-version.ts']) {
-        if (readFileSync(join(fresh, file), 'utf8') !== readFileSync(join(GENERATED, file), 'utf8')) {
-          throw new Error(`libs/client/src/generated/${file} differs from a fresh generation. ${FIX}`);
+      for (const [file, committed] of Object.entries(GENERATED)) {
+        if (readFileSync(join(fresh, file), 'utf8') !== readFileSync(committed, 'utf8')) {
+          throw new Error(`${committed} differs from a fresh generation. ${FIX}`);
         }
       }
     } finally {

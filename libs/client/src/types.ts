@@ -1,48 +1,13 @@
-import type { components, paths } from './generated/contract';
+import type { paths, RunEventType, RunResource as Run, RunState } from '@wrs/contracts/types';
 
-/** The contract's schemas, as generated from libs/contracts/openapi.yaml. */
-type Schemas = components['schemas'];
+// The contract's types are generated into libs/contracts; `npm run client:package` ships them inside the package.
+export type { Run, RunEventType, RunState };
+export type { CreateRunRequest, Problem, ProblemCode, RunEvent, RunReset, VersionInfo, Workload, Workspace } from '@wrs/contracts/types';
 
-export type Run = Schemas['Run'];
-export type RunState = Schemas['RunState'];
-export type Workspace = Schemas['Workspace'];
-export type VersionInfo = Schemas['Version'];
-export type CreateRunRequest = Schemas['CreateRunRequest'];
 /** GET /runs's filters and paging, as the contract defines them. */
 export type ListRunsQuery = NonNullable<paths['/runs']['get']['parameters']['query']>;
 /** `listRuns`'s filters: the contract's, and `labels` as an object (each entry sent as `label=key=value`). */
 export type ListRunsFilter = ListRunsQuery & { readonly labels?: Readonly<Record<string, string>> };
-export type Workload = Schemas['Workload'];
-export type Problem = Schemas['Problem'];
-export type ProblemCode = Schemas['ProblemCode'];
-export type RunEventType = Schemas['RunEventType'];
-export type RunReset = Schemas['RunReset'];
-
-/**
- * The generator renders each event as `RunEventEnvelope & { type?; data? }` (the contract's allOf),
- * whose `data` intersects with the envelope's open object. This takes the event's own part back out,
- * so every payload field keeps the type the contract gives it.
- */
-type OwnPart<T> = T extends Schemas['RunEventEnvelope'] & infer Own ? Own : never;
-type EventOf<K extends RunEventType, S> = {
-  readonly type: K;
-  readonly runId: string;
-  readonly workspaceId: string;
-  readonly time: string;
-  readonly data: NonNullable<OwnPart<S> extends { data?: infer D } ? D : never>;
-};
-
-export type RunEvent =
-  | EventOf<'run.created', Schemas['RunCreatedEvent']>
-  | EventOf<'run.waiting', Schemas['RunWaitingEvent']>
-  | EventOf<'run.dispatched', Schemas['RunDispatchedEvent']>
-  | EventOf<'run.dispatch_refused', Schemas['RunDispatchRefusedEvent']>
-  | EventOf<'run.started', Schemas['RunStartedEvent']>
-  | EventOf<'run.log', Schemas['RunLogEvent']>
-  | EventOf<'run.succeeded', Schemas['RunSucceededEvent']>
-  | EventOf<'run.failed', Schemas['RunFailedEvent']>
-  | EventOf<'run.cancel_requested', Schemas['RunCancelRequestedEvent']>
-  | EventOf<'run.canceled', Schemas['RunCanceledEvent']>;
 
 /**
  * The JSON body of an operation's success answer, read from the contract's paths, so each client method

@@ -1,4 +1,4 @@
-import type { components } from './generated/contract';
+import type { components } from '@wrs/contracts/types';
 import type { Run, RunReset, SuccessBody, VersionInfo, Workspace } from './types';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,11 +1,8 @@
 import type { Answer, Transport } from './transport';
 import type { ApiResult, SuccessBody } from './types';
-import type { components } from './generated/contract';
+import type { CreateWebhookRequest, Webhook, WebhookDelivery, WebhookWithSecret } from '@wrs/contracts/types';
 
-export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
-export type Webhook = components['schemas']['Webhook'];
-export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
-export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type { CreateWebhookRequest, Webhook, WebhookDelivery, WebhookWithSecret };
 
 /**
  * The workspace's webhook endpoints (`client.webhooks`). A create and a rotation are never retried by

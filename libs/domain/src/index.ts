@@ -4,7 +4,6 @@ export * from './run/run.commands';
 export * from './run/run.view';
 export * from './run/run.versions';
 export * from './placement/placement';
-export * from './run/run.resource';
 export * from './ids';
 export * from './placement/failover';
 export * from './run/run.timeout';

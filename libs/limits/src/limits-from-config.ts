@@ -22,7 +22,9 @@ export function defaultWorkspaceLimits(config: LimitSettings): WorkspaceLimits {
 }
 
 /** Limits that are the same for every workspace, published with its own in GET /workspaces/current. */
-export function serviceLimits(config: LimitSettings): Record<string, number> {
+export type ServiceLimits = ReturnType<typeof serviceLimits>;
+
+export function serviceLimits(config: LimitSettings) {
   return {
     maxRequestBodyBytes: 65536,
     maxHeaderBytes: 16384,

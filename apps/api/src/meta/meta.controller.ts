@@ -1,6 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { Public } from '@wrs/auth';
 import { CONTRACT_VERSION, contractDocument } from '@wrs/contracts';
+import type { VersionInfo } from '@wrs/contracts/types';
 
 export const BUILD_INFO = Symbol('BUILD_INFO');
 
@@ -15,7 +16,7 @@ export class MetaController {
 
   @Public()
   @Get('version')
-  version(): { api: string; contractVersion: string; build: BuildInfo } {
+  version(): VersionInfo {
     return { api: 'v1', contractVersion: CONTRACT_VERSION, build: this.build };
   }
 

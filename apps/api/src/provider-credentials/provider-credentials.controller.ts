@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
-import type { ProviderCredentialSummary } from '@wrs/persistence';
+import type { ItemList, ProviderCredential } from '@wrs/contracts/types';
 import type { Request } from 'express';
 import { CreateProviderCredentialDto } from './create-provider-credential.dto';
 import { ProviderCredentialsService } from './provider-credentials.service';
@@ -14,12 +14,12 @@ export class ProviderCredentialsController {
 
   @Post()
   @HttpCode(201)
-  add(@Req() req: Request, @Body() body: CreateProviderCredentialDto): Promise<ProviderCredentialSummary> {
+  add(@Req() req: Request, @Body() body: CreateProviderCredentialDto): Promise<ProviderCredential> {
     return this.credentials.add(authOf(req).workspaceId, body);
   }
 
   @Get()
-  async list(@Req() req: Request): Promise<{ items: ProviderCredentialSummary[] }> {
+  async list(@Req() req: Request): Promise<ItemList<ProviderCredential>> {
     return { items: await this.credentials.list(authOf(req).workspaceId) };
   }
 

@@ -1,11 +1,13 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
 import { idempotentReplays, runsCreated } from '@wrs/observability';
+import type { Immutable, RunList, RunResource } from '@wrs/contracts/types';
+import type { RunView } from '@wrs/domain';
+import { toRunResource } from '@wrs/edge';
 import { ProblemError, requestIdOf } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
-import { toRunResource, type RunView } from '@wrs/domain';
 import { cancelAfterSeconds } from './cancel-after';
 import { preferredWaitSeconds } from './prefer-wait';
 import { RunWaits } from './run-waits';
@@ -28,7 +30,7 @@ export class RunsController {
   async list(
     @Req() req: Request,
     @Query() query: Record<string, unknown>,
-  ): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  ): Promise<Immutable<RunList>> {
     const page = await this.runList.list(authOf(req).workspaceId, parseListRunsQuery(query));
     const last = page.lastOfPage;
     return {
@@ -45,7 +47,7 @@ export class RunsController {
     @Headers('prefer') prefer: string | undefined,
     @Headers('cancel-after') cancelAfter: string | undefined,
     @Body() body: CreateRunDto,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Immutable<RunResource>> {
     const key = requireIdempotencyKey(idempotencyKey);
     const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body, cancelAfterSeconds(cancelAfter));
     if (replayed) {
@@ -67,7 +69,7 @@ export class RunsController {
     @Res({ passthrough: true }) res: Response,
     @Param('runId') runId: string,
     @Headers('prefer') prefer: string | undefined,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Immutable<RunResource>> {
     const run = await this.waitIfPreferred(await this.runs.get(authOf(req).workspaceId, runId), prefer, res);
     // The last state change, not the last event: a log line does not make an If-Match stale.
     res.setHeader('ETag', `"${run.stateVersion}"`);
@@ -94,7 +96,7 @@ export class RunsController {
     @Req() req: Request,
     @Param('runId') runId: string,
     @Headers('if-match') ifMatch: string | undefined,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Immutable<RunResource>> {
     // The contract says no body: one sent means the client expects it to count (a reason, say), and it would not.
     if (hasBody(req)) {
       throw new ProblemError('validation_failed', { detail: 'a cancel takes no request body', params: { errors: [{ field: 'body', message: 'a cancel takes no request body' }] } });

@@ -1,5 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { authOf, clearedSessionCookie, SessionStore, sessionCookie } from '@wrs/auth';
+import type { Session } from '@wrs/contracts/types';
 import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
 
@@ -9,13 +10,6 @@ export const SESSION_ENDS = Symbol('SESSION_ENDS');
 
 export interface SessionEnds {
   endSession(sessionId: string): Promise<void>;
-}
-
-interface SessionResource {
-  workspaceId: string;
-  subject: string;
-  expiresAt: string;
-  csrfToken: string;
 }
 
 /**
@@ -31,7 +25,7 @@ export class SessionsController {
   ) {}
 
   @Post()
-  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionResource> {
+  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<Session> {
     const principal = authOf(req);
     if (principal.via !== 'bearer') {
       throw new ProblemError('token_missing', { detail: 'a session is made from a bearer token' });
@@ -51,7 +45,7 @@ export class SessionsController {
   }
 
   @Get('current')
-  current(@Req() req: Request, @Res({ passthrough: true }) res: Response): SessionResource {
+  current(@Req() req: Request, @Res({ passthrough: true }) res: Response): Session {
     const principal = authOf(req);
     if (principal.via !== 'session' || !principal.csrfToken) {
       throw new ProblemError('session_invalid');

@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
-import type { WebhookDeliverySummary, WebhookSummary } from '@wrs/persistence';
+import type { Immutable, ItemList, Webhook, WebhookDeliveryList, WebhookWithSecret } from '@wrs/contracts/types';
 import type { Request } from 'express';
 import { CreateWebhookDto } from './create-webhook.dto';
-import { WebhooksService, type WebhookWithSecret } from './webhooks.service';
+import { WebhooksService } from './webhooks.service';
 
 /** A workspace's webhook endpoints; every route with an id answers 404 for another workspace's. */
 @Controller('webhooks')
@@ -12,17 +12,17 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(201)
-  create(@Req() req: Request, @Body() body: CreateWebhookDto): Promise<WebhookWithSecret> {
+  create(@Req() req: Request, @Body() body: CreateWebhookDto): Promise<Immutable<WebhookWithSecret>> {
     return this.webhooks.create(authOf(req).workspaceId, body);
   }
 
   @Get()
-  async list(@Req() req: Request): Promise<{ items: WebhookSummary[] }> {
+  async list(@Req() req: Request): Promise<Immutable<ItemList<Webhook>>> {
     return { items: await this.webhooks.list(authOf(req).workspaceId) };
   }
 
   @Get(':webhookId')
-  get(@Req() req: Request, @Param('webhookId') id: string): Promise<WebhookSummary> {
+  get(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<Webhook>> {
     return this.webhooks.get(authOf(req).workspaceId, id);
   }
 
@@ -35,12 +35,12 @@ export class WebhooksController {
   /** `POST /webhooks/{webhookId}:rotate-secret`: the colon is literal, escaped for Express's path syntax. */
   @Post(':webhookId\\:rotate-secret')
   @HttpCode(200)
-  rotate(@Req() req: Request, @Param('webhookId') id: string): Promise<WebhookWithSecret> {
+  rotate(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<WebhookWithSecret>> {
     return this.webhooks.rotate(authOf(req).workspaceId, id);
   }
 
   @Get(':webhookId/deliveries')
-  async deliveries(@Req() req: Request, @Param('webhookId') id: string): Promise<{ items: WebhookDeliverySummary[] }> {
+  async deliveries(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<WebhookDeliveryList>> {
     return { items: await this.webhooks.deliveries(authOf(req).workspaceId, id) };
   }
 }

@@ -1,30 +1,22 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
 import { kindOf } from '@wrs/config';
+import type { Immutable, Workspace } from '@wrs/contracts/types';
 import type { ProviderOffer } from '@wrs/domain';
-import { EffectiveLimits, type WorkspaceLimits } from '@wrs/limits';
-import { Workspaces, type WorkspaceRecord } from '@wrs/persistence';
+import { EffectiveLimits, type ServiceLimits } from '@wrs/limits';
+import { Workspaces } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { Request } from 'express';
 import { PROVIDER_OFFERS } from '../runs/runs.service';
 
 export const SERVICE_LIMITS = Symbol('SERVICE_LIMITS');
 
-/** A provider a run may name, with the regions it may name with it (the contract's PlacementOffer). */
-export interface PlacementOffer {
-  provider: string;
-  kind: string;
-  regions: string[];
-}
-
-type CurrentWorkspace = WorkspaceRecord & { limits: WorkspaceLimits & Record<string, number>; placements: PlacementOffer[] };
-
 @Controller('workspaces')
 export class WorkspacesController {
   constructor(
     private readonly workspaces: Workspaces,
     private readonly limits: EffectiveLimits,
-    @Inject(SERVICE_LIMITS) private readonly serviceLimits: Record<string, number>,
+    @Inject(SERVICE_LIMITS) private readonly serviceLimits: ServiceLimits,
     @Inject(PROVIDER_OFFERS) private readonly offers: readonly ProviderOffer[],
   ) {}
 
@@ -33,7 +25,7 @@ export class WorkspacesController {
    * (so a form can offer choices instead of free text; priority and cost stay the operator's business).
    */
   @Get('current')
-  async current(@Req() req: Request): Promise<CurrentWorkspace> {
+  async current(@Req() req: Request): Promise<Immutable<Workspace>> {
     const { workspaceId } = authOf(req);
     const workspace = await this.workspaces.find(workspaceId);
     if (!workspace) {

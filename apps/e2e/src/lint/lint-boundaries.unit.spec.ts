@@ -35,4 +35,22 @@ describe('lint enforces the module boundaries', () => {
     // Shared libs stay open to every app.
     expect(boundaries("import { RunQueries } from '@wrs/persistence';\n", 'apps/stream-relay/src/probe.ts')).toEqual([]);
   });
+
+  it('the client and the console import only the contract types, and only as types', () => {
+    const restricted = (code: string, filePath: string): string[] => lintMessages(code, filePath, '@typescript-eslint/no-restricted-imports');
+    const boundaries = (code: string, filePath: string): string[] => lintMessages(code, filePath, '@nx/enforce-module-boundaries');
+    const contractTypes = "import type { RunResource } from '@wrs/contracts/types';\n";
+    const domainTypes = "import type { RunView } from '@wrs/domain';\n";
+    for (const file of ['libs/client/src/probe.ts', 'apps/console/src/probe.ts']) {
+      expect(restricted(contractTypes, file)).toEqual([]);
+      expect(boundaries(contractTypes, file)).toEqual([]);
+      // A value import would put Node-only code into the published package or the browser bundle.
+      expect(restricted("import { RunResource } from '@wrs/contracts/types';\n", file)).toHaveLength(1);
+      expect(restricted(domainTypes, file)).toHaveLength(1);
+      expect(boundaries(domainTypes, file)).toHaveLength(1);
+    }
+    expect(restricted("import { CONTRACT_VERSION } from '@wrs/contracts';\n", 'libs/client/src/probe.ts')).toHaveLength(1);
+    // Elsewhere the contract types are a lib like any other: the pure domain does not import them.
+    expect(boundaries(contractTypes, 'libs/domain/src/probe.ts')).toHaveLength(1);
+  });
 });

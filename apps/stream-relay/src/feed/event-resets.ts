@@ -1,4 +1,6 @@
-import { toRunResource, type RunView } from '@wrs/domain';
+import type { Immutable, RunReset } from '@wrs/contracts/types';
+import type { RunView } from '@wrs/domain';
+import { toRunResource } from '@wrs/edge';
 import type { RunQueries } from '@wrs/persistence';
 import type { FeedEvent } from './feed-event';
 import type { RunEventFeed } from './run-event-feed';
@@ -39,13 +41,14 @@ export class EventResets {
       return null;
     }
     const firstAvailableId = first?.seq ?? null;
-    const json = JSON.stringify({
+    const reset: Immutable<RunReset> = {
       type: 'reset',
       runId,
       workspaceId,
       time: new Date().toISOString(),
       data: { reason: 'events_removed', firstAvailableId, run: run ? toRunResource(run) : null },
-    });
+    };
+    const json = JSON.stringify(reset);
     return { kind: 'reset', id: firstAvailableId === null ? after : firstAvailableId - 1, json, run };
   }
 }

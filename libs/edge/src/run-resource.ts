@@ -1,7 +1,11 @@
-import type { RunView } from './run.view';
+import type { Immutable, RunResource } from '@wrs/contracts/types';
+import type { RunView } from '@wrs/domain';
 
-/** A Run as the contract's `Run` schema describes it: its `version` is the last state change's (what the ETag names). */
-export function toRunResource(run: RunView): Record<string, unknown> {
+/**
+ * A run as both HTTP services answer it (the api's runs, the relay's reset event), typed by the contract:
+ * a changed `Run` schema this does not satisfy fails the type check. `version` is the last state change's (what the ETag names).
+ */
+export function toRunResource(run: RunView): Immutable<RunResource> {
   return {
     id: run.runId,
     workspaceId: run.workspaceId,
