@@ -1,6 +1,7 @@
-import { advanceVersions, evolve, isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
-import { STATE_VERSION_SQL } from '@wrs/persistence';
-import type { DataSource, EntityManager } from 'typeorm';
+import { advanceVersions, evolve, type RunEvent, type RunState } from '@wrs/domain';
+import type { DataSource } from 'typeorm';
+import { inTransaction } from './projection-sql';
+import { eventsAfter, lockRuns, rowsOf, storeAndRead, writeRuns, type NewEvent, type StoredEvent, type StoredRow } from './run-projection-store';
 
 export interface ProjectionResult {
   /** The run's state after this event, or null while its creation event has not arrived. */
@@ -39,11 +40,6 @@ export interface ProjectedRun {
   readonly missing: number | null;
 }
 
-interface StoredEvent {
-  readonly seq: number;
-  readonly previous: number | null;
-  readonly event: RunEvent;
-}
 
 /**
  * Projects events into Postgres. A run's events are kept, and its row is the fold of the longest
@@ -53,8 +49,9 @@ interface StoredEvent {
  * that reads it and then follows the events from V misses none (found by the chaos run: an event whose
  * delivery was lost to a NATS fault came 30 s later, and a row that had folded past it was wrong).
  *
- * A batch costs a fixed number of statements whatever its size (lock, insert, read, upsert), so a
- * backlog is caught up at the rate Postgres takes rows, not at one transaction per event.
+ * A batch is one transaction of a fixed number of statements whatever its size or how many runs it
+ * touches (lock; store the events and read the rows; write the rows and labels), folded in memory:
+ * the events it stores are not read back.
  */
 export class RunProjection {
   constructor(private readonly db: DataSource) {}
@@ -74,16 +71,16 @@ export class RunProjection {
    * or purge), which no delivery will ever fill.
    */
   async foldAcrossHole(runId: string): Promise<ProjectedRun | null> {
-    return this.db.transaction(async (tx) => {
-      await lockRuns(tx, [runId]);
-      const row = (await rowsOf(tx, [runId])).get(runId) ?? null;
-      const stored = await eventsAfter(tx, new Map([[runId, row]]));
+    return inTransaction(this.db, async (sql) => {
+      await lockRuns(sql, [runId]);
+      const row = (await rowsOf(sql, [runId])).get(runId) ?? null;
+      const stored = await eventsAfter(sql, new Map([[runId, row]]));
       const chain = foldChain(row, stored.get(runId) ?? [], Number.POSITIVE_INFINITY);
       if (!chain.state || chain.version === row?.version) {
         return null;
       }
       const projected: ProjectedRun = { runId, ...chain, appliedSeqs: [] };
-      await upsertRuns(tx, [projected]);
+      await writeRuns(sql, [projected]);
       return projected;
     });
   }
@@ -92,57 +89,54 @@ export class RunProjection {
     if (delivered.length === 0) {
       return [];
     }
-    return this.db.transaction(async (tx) => {
-      const runIds = [...new Set(delivered.map((d) => d.runId))];
-      await lockRuns(tx, runIds);
-      const inserted: { run_id: string; seq: string }[] = await tx.query(
-        `INSERT INTO run_events (run_id, seq, previous, type, event)
-         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::jsonb[])
-         ON CONFLICT DO NOTHING RETURNING run_id, seq`,
-        [
-          delivered.map((d) => d.runId),
-          delivered.map((d) => d.seq),
-          delivered.map((d) => d.previous ?? null),
-          delivered.map((d) => d.event.type),
-          delivered.map((d) => JSON.stringify(d.event)),
-        ],
-      );
-      const applied = new Map<string, number[]>();
-      for (const row of inserted) {
-        applied.set(row.run_id, [...(applied.get(row.run_id) ?? []), Number(row.seq)]);
-      }
-      const current = await rowsOf(tx, runIds);
+    const runIds = [...new Set(delivered.map((d) => d.runId))];
+    const events = delivered.map((d): NewEvent => ({ runId: d.runId, seq: d.seq, previous: d.previous ?? null, event: d.event }));
+    return inTransaction(this.db, async (sql) => {
+      await lockRuns(sql, runIds);
+      const { applied, rows, storedAbove } = await storeAndRead(sql, runIds, events);
       // A row folds its chain up to its version, so the chain goes on from there; an event stored at or
       // below it (one without a known previous, delivered late) means folding from the start again.
       const from = new Map(
         [...applied.keys()].map((runId) => {
-          const row = current.get(runId);
+          const row = rows.get(runId);
           const late = !row || Math.min(...applied.get(runId)!) <= row.version;
           return [runId, late ? null : row] as const;
         }),
       );
-      const stored = await eventsAfter(tx, from);
+      // Only a late event under a row needs the run's whole history; otherwise the chain is what was
+      // stored above the row and what this batch stored.
+      const refolded = await eventsAfter(sql, new Map([...from].filter(([runId, start]) => start === null && rows.has(runId))));
+      const stored = (runId: string): readonly StoredEvent[] =>
+        refolded.get(runId) ?? bySeq([...(storedAbove.get(runId) ?? []), ...newlyStored(events, runId, applied.get(runId) ?? [])]);
       const projected = runIds.map((runId): ProjectedRun => {
         const seqs = applied.get(runId) ?? [];
-        const row = current.get(runId);
+        const row = rows.get(runId);
         if (seqs.length === 0) {
           return { runId, state: row?.body ?? null, version: row?.version ?? 0, stateVersion: row?.stateVersion ?? 0, appliedSeqs: seqs, missing: null };
         }
         const start = from.get(runId) ?? null;
-        const chain = foldChain(start, stored.get(runId) ?? [], start ? 0 : (row?.version ?? 0));
+        const chain = foldChain(start, stored(runId), start ? 0 : (row?.version ?? 0));
         return { runId, ...chain, appliedSeqs: seqs };
       });
-      // No version guard: under the lock the fold covers every event committed so far, so it is
-      // always the newest truth. A chain that did not get past its row (a hole right after it) leaves
-      // the row as it is.
+      // A chain that did not get past its row (a hole right after it) leaves the row as it is.
       const changed = projected.filter((p) => {
         const start = from.get(p.runId);
         return p.state !== null && p.appliedSeqs.length > 0 && !(start && p.version === start.version);
       });
-      await upsertRuns(tx, changed);
+      await writeRuns(sql, changed);
       return projected;
     });
   }
+}
+
+/** The batch's events of a run that the store took as new: the first delivery of each sequence. */
+function newlyStored(events: readonly NewEvent[], runId: string, seqs: readonly number[]): StoredEvent[] {
+  const wanted = new Set(seqs);
+  return events.filter((e) => e.runId === runId && wanted.delete(e.seq));
+}
+
+function bySeq(events: StoredEvent[]): StoredEvent[] {
+  return events.sort((a, b) => a.seq - b.seq);
 }
 
 /**
@@ -168,95 +162,4 @@ function foldChain(
     versions = advanceVersions(versions, e);
   }
   return { state, ...versions, missing: null };
-}
-
-interface StoredRow {
-  readonly version: number;
-  readonly stateVersion: number;
-  readonly body: RunState;
-}
-
-async function rowsOf(tx: EntityManager, runIds: readonly string[]): Promise<Map<string, StoredRow>> {
-  const rows: { id: string; version: string; state_version: string; body: RunState }[] = await tx.query(
-    `SELECT id, version, ${STATE_VERSION_SQL}, body FROM runs WHERE id = ANY($1::uuid[])`,
-    [runIds],
-  );
-  return new Map(rows.map((row) => [row.id, { version: Number(row.version), stateVersion: Number(row.state_version), body: row.body }]));
-}
-
-/** Each run's stored events above a version (all of them for a null start), in sequence order. */
-async function eventsAfter(
-  tx: EntityManager,
-  from: ReadonlyMap<string, { version: number } | null>,
-): Promise<Map<string, StoredEvent[]>> {
-  const byRun = new Map<string, StoredEvent[]>();
-  if (from.size === 0) {
-    return byRun;
-  }
-  const rows: { run_id: string; seq: string; previous: string | null; event: RunEvent }[] = await tx.query(
-    `SELECT e.run_id, e.seq, e.previous, e.event
-     FROM unnest($1::uuid[], $2::bigint[]) AS f(run_id, after)
-     JOIN run_events e ON e.run_id = f.run_id AND e.seq > f.after
-     ORDER BY e.run_id, e.seq`,
-    [[...from.keys()], [...from.values()].map((start) => start?.version ?? 0)],
-  );
-  for (const row of rows) {
-    const events = byRun.get(row.run_id) ?? [];
-    events.push({ seq: Number(row.seq), previous: row.previous === null ? null : Number(row.previous), event: row.event });
-    byRun.set(row.run_id, events);
-  }
-  return byRun;
-}
-
-/** Advisory locks in one global order (by key), so two replicas' batches cannot deadlock. */
-async function lockRuns(tx: EntityManager, runIds: readonly string[]): Promise<void> {
-  await tx.query(
-    `SELECT pg_advisory_xact_lock(key) FROM (
-       SELECT DISTINCT hashtextextended(id, 0) AS key FROM unnest($1::text[]) AS id ORDER BY key
-     ) AS ordered`,
-    [runIds],
-  );
-}
-
-async function upsertRuns(tx: EntityManager, runs: readonly ProjectedRun[]): Promise<void> {
-  if (runs.length === 0) {
-    return;
-  }
-  const states = runs.map((r) => r.state as RunState);
-  await tx.query(
-    `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, state_version, updated_at)
-     SELECT id, workspace_id, state, terminal, version, body, created_at, state_version, now()
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::jsonb[], $7::timestamptz[], $8::bigint[])
-       AS t(id, workspace_id, state, terminal, version, body, created_at, state_version)
-     ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, terminal = EXCLUDED.terminal,
-       version = EXCLUDED.version, state_version = EXCLUDED.state_version, body = EXCLUDED.body, updated_at = now()`,
-    [
-      runs.map((r) => r.runId),
-      states.map((s) => s.workspaceId),
-      states.map((s) => s.state),
-      states.map((s) => isTerminalState(s.state)),
-      runs.map((r) => r.version),
-      states.map((s) => JSON.stringify(s)),
-      states.map((s) => s.createdAt),
-      runs.map((r) => r.stateVersion),
-    ],
-  );
-  await insertLabels(tx, states);
-}
-
-/**
- * A run's labels as rows of `run_labels` (`GET /runs?label=`'s index). Labels never change after the
- * run's creation: rows already there stay, and a run without labels costs no statement.
- */
-async function insertLabels(tx: EntityManager, states: readonly RunState[]): Promise<void> {
-  // A row written by hand or by an old tool may lack its workload: it has no labels either.
-  const rows = states.flatMap((s) => Object.entries((s.workload as RunState['workload'] | undefined)?.labels ?? {}).map(([key, value]) => ({ s, label: `${key}=${value}` })));
-  if (rows.length === 0) {
-    return;
-  }
-  await tx.query(
-    `INSERT INTO run_labels (workspace_id, label, created_at, run_id)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::uuid[]) ON CONFLICT DO NOTHING`,
-    [rows.map((r) => r.s.workspaceId), rows.map((r) => r.label), rows.map((r) => r.s.createdAt), rows.map((r) => r.s.runId)],
-  );
 }

@@ -1,0 +1,180 @@
+import { isTerminalState, type RunEvent, type RunState } from '@wrs/domain';
+import { STATE_VERSION_SQL } from '@wrs/persistence';
+import type { Sql, Statement } from './projection-sql';
+
+export interface StoredEvent {
+  readonly seq: number;
+  readonly previous: number | null;
+  readonly event: RunEvent;
+}
+
+export interface StoredRow {
+  readonly version: number;
+  readonly stateVersion: number;
+  readonly body: RunState;
+}
+
+export interface NewEvent extends StoredEvent {
+  readonly runId: string;
+}
+
+/** A run's row to write: its state after the fold, at its version and state version. */
+export interface RunToWrite {
+  readonly runId: string;
+  readonly state: RunState | null;
+  readonly version: number;
+  readonly stateVersion: number;
+}
+
+/** Advisory locks in one global order (by key), so two replicas' batches cannot deadlock. */
+const LOCK: Statement = {
+  name: 'wrs_projection_lock',
+  text: `SELECT pg_advisory_xact_lock(key) FROM (
+           SELECT DISTINCT hashtextextended(id, 0) AS key FROM unnest($1::text[]) AS id ORDER BY key
+         ) AS ordered`,
+};
+
+/**
+ * Stores the events and reads, as they were before this statement (one snapshot for all its parts),
+ * each run's row and its stored events above the row's version (all of them for a run without a row),
+ * and which of the events were new.
+ */
+const STORE_AND_READ: Statement = {
+  name: 'wrs_projection_store_and_read',
+  text: `WITH inserted AS (
+           INSERT INTO run_events (run_id, seq, previous, type, event)
+           SELECT * FROM unnest($2::uuid[], $3::bigint[], $4::bigint[], $5::text[], $6::jsonb[])
+           ON CONFLICT DO NOTHING RETURNING run_id, seq
+         )
+         SELECT 'row' AS kind, runs.id AS run_id, runs.version AS seq, NULL::bigint AS previous, ${STATE_VERSION_SQL}, runs.body AS doc
+           FROM runs WHERE runs.id = ANY($1::uuid[])
+         UNION ALL
+         SELECT 'stored', e.run_id, e.seq, e.previous, NULL, e.event
+           FROM unnest($1::uuid[]) AS f(id) LEFT JOIN runs ON runs.id = f.id
+           JOIN run_events e ON e.run_id = f.id AND e.seq > COALESCE(runs.version, 0)
+         UNION ALL
+         SELECT 'inserted', run_id, seq, NULL, NULL, NULL FROM inserted`,
+};
+
+const ROWS: Statement = {
+  name: 'wrs_projection_rows',
+  text: `SELECT id, version, ${STATE_VERSION_SQL}, body FROM runs WHERE id = ANY($1::uuid[])`,
+};
+
+const EVENTS_AFTER: Statement = {
+  name: 'wrs_projection_events_after',
+  text: `SELECT e.run_id, e.seq, e.previous, e.event
+         FROM unnest($1::uuid[], $2::bigint[]) AS f(run_id, after)
+         JOIN run_events e ON e.run_id = f.run_id AND e.seq > f.after
+         ORDER BY e.run_id, e.seq`,
+};
+
+/**
+ * Upserts the runs' rows and inserts their labels (`GET /runs?label=`'s index) in one statement. No
+ * version guard: under the lock the fold covers every event committed so far, so it is the newest
+ * truth. Labels never change after a run's creation: rows already there stay.
+ */
+const WRITE_RUNS: Statement = {
+  name: 'wrs_projection_write_runs',
+  text: `WITH labelled AS (
+           INSERT INTO run_labels (workspace_id, label, created_at, run_id)
+           SELECT * FROM unnest($9::text[], $10::text[], $11::timestamptz[], $12::uuid[]) ON CONFLICT DO NOTHING
+         )
+         INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, state_version, updated_at)
+         SELECT id, workspace_id, state, terminal, version, body, created_at, state_version, now()
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::jsonb[], $7::timestamptz[], $8::bigint[])
+           AS t(id, workspace_id, state, terminal, version, body, created_at, state_version)
+         ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, terminal = EXCLUDED.terminal,
+           version = EXCLUDED.version, state_version = EXCLUDED.state_version, body = EXCLUDED.body, updated_at = now()`,
+};
+
+export async function lockRuns(sql: Sql, runIds: readonly string[]): Promise<void> {
+  await sql.run(LOCK, [runIds]);
+}
+
+export interface StoreResult {
+  /** Per run, the sequences of the events this statement stored (not stored before). */
+  readonly applied: Map<string, number[]>;
+  readonly rows: Map<string, StoredRow>;
+  /** Per run, the events stored before this statement above its row's version, in sequence order. */
+  readonly storedAbove: Map<string, StoredEvent[]>;
+}
+
+export async function storeAndRead(sql: Sql, runIds: readonly string[], events: readonly NewEvent[]): Promise<StoreResult> {
+  const result: { kind: 'row' | 'stored' | 'inserted'; run_id: string; seq: string; previous: string | null; state_version: string | null; doc: unknown }[] =
+    await sql.run(STORE_AND_READ, [
+      runIds,
+      events.map((e) => e.runId),
+      events.map((e) => e.seq),
+      events.map((e) => e.previous),
+      events.map((e) => e.event.type),
+      events.map((e) => JSON.stringify(e.event)),
+    ]);
+  const applied = new Map<string, number[]>();
+  const rows = new Map<string, StoredRow>();
+  const storedAbove = new Map<string, StoredEvent[]>();
+  for (const r of result) {
+    if (r.kind === 'row') {
+      rows.set(r.run_id, { version: Number(r.seq), stateVersion: Number(r.state_version), body: r.doc as RunState });
+    } else if (r.kind === 'stored') {
+      push(storedAbove, r.run_id, { seq: Number(r.seq), previous: r.previous === null ? null : Number(r.previous), event: r.doc as RunEvent });
+    } else {
+      push(applied, r.run_id, Number(r.seq));
+    }
+  }
+  storedAbove.forEach((events) => events.sort((a, b) => a.seq - b.seq));
+  return { applied, rows, storedAbove };
+}
+
+export async function rowsOf(sql: Sql, runIds: readonly string[]): Promise<Map<string, StoredRow>> {
+  const rows: { id: string; version: string; state_version: string; body: RunState }[] = await sql.run(ROWS, [runIds]);
+  return new Map(rows.map((row) => [row.id, { version: Number(row.version), stateVersion: Number(row.state_version), body: row.body }]));
+}
+
+/** Each run's stored events above a version (all of them for a null start), in sequence order. */
+export async function eventsAfter(sql: Sql, from: ReadonlyMap<string, { version: number } | null>): Promise<Map<string, StoredEvent[]>> {
+  const byRun = new Map<string, StoredEvent[]>();
+  if (from.size === 0) {
+    return byRun;
+  }
+  const rows: { run_id: string; seq: string; previous: string | null; event: RunEvent }[] = await sql.run(EVENTS_AFTER, [
+    [...from.keys()],
+    [...from.values()].map((start) => start?.version ?? 0),
+  ]);
+  for (const row of rows) {
+    push(byRun, row.run_id, { seq: Number(row.seq), previous: row.previous === null ? null : Number(row.previous), event: row.event });
+  }
+  return byRun;
+}
+
+export async function writeRuns(sql: Sql, runs: readonly RunToWrite[]): Promise<void> {
+  if (runs.length === 0) {
+    return;
+  }
+  const states = runs.map((r) => r.state as RunState);
+  // A row written by hand or by an old tool may lack its workload: it has no labels either.
+  const labels = states.flatMap((s) => Object.entries((s.workload as RunState['workload'] | undefined)?.labels ?? {}).map(([key, value]) => ({ s, label: `${key}=${value}` })));
+  await sql.run(WRITE_RUNS, [
+    runs.map((r) => r.runId),
+    states.map((s) => s.workspaceId),
+    states.map((s) => s.state),
+    states.map((s) => isTerminalState(s.state)),
+    runs.map((r) => r.version),
+    states.map((s) => JSON.stringify(s)),
+    states.map((s) => s.createdAt),
+    runs.map((r) => r.stateVersion),
+    labels.map((l) => l.s.workspaceId),
+    labels.map((l) => l.label),
+    labels.map((l) => l.s.createdAt),
+    labels.map((l) => l.s.runId),
+  ]);
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) {
+    list.push(value);
+  } else {
+    map.set(key, [value]);
+  }
+}
