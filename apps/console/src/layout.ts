@@ -1,5 +1,5 @@
 import { h } from './dom';
-import type { Session } from './types';
+import type { Session } from '@wrs/contracts/types';
 
 /** Header (who is signed in, navigation, sign out) around the page. */
 export function layout(session: Session, main: HTMLElement, onSignOut: () => void): HTMLElement {

@@ -2,7 +2,7 @@ import { whenSessionEnds } from './api';
 import { fill, h } from './dom';
 import { layout } from './layout';
 import { currentSession, signOut } from './session';
-import type { Session } from './types';
+import type { Session } from '@wrs/contracts/types';
 import { createRunView } from './views/create-run';
 import { errorBox } from './views/error-box';
 import { runPageView } from './views/run-page';

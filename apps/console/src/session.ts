@@ -1,5 +1,5 @@
 import { ApiError, call, setCsrfToken } from './api';
-import type { Session } from './types';
+import type { Session } from '@wrs/contracts/types';
 
 /**
  * Sign-in exchanges the token once for the `__Host-` session cookie (HttpOnly: this code never sees

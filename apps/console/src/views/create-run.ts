@@ -1,6 +1,6 @@
 import { ApiError, call } from '../api';
 import { h } from '../dom';
-import type { Run } from '../types';
+import type { RunResource as Run } from '@wrs/contracts/types';
 import { errorBox } from './error-box';
 import { placementSelects } from './placement-select';
 import type { Navigate, View } from './view';

@@ -1,6 +1,6 @@
 import { call } from '../api';
 import { fill, h } from '../dom';
-import type { PlacementOffer, WorkspaceInfo } from '../types';
+import type { PlacementOffer, Workspace } from '@wrs/contracts/types';
 
 const AUTO = 'auto';
 
@@ -23,7 +23,7 @@ export function placementSelects(onError: (error: unknown) => void): { provider:
   };
   provider.addEventListener('change', showRegions);
 
-  call<WorkspaceInfo>('GET', '/workspaces/current')
+  call<Workspace>('GET', '/workspaces/current')
     .then(({ body }) => {
       offers = body.placements ?? [];
       const label = (o: PlacementOffer): string => (o.kind === o.provider ? o.provider : `${o.provider} (${o.kind})`);

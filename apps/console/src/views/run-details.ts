@@ -1,6 +1,6 @@
 import { h } from '../dom';
 import { formatDuration, formatTime } from '../format';
-import type { Placement, Run } from '../types';
+import type { Placement, RunResource as Run } from '@wrs/contracts/types';
 import { stateBadge } from './state-badge';
 
 /** A run's cards, apart so the page can put the state first (on a phone, before everything else). */

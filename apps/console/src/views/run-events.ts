@@ -1,6 +1,9 @@
 import { API_BASE } from '../api';
 import { h } from '../dom';
-import type { RunEventEnvelope } from '../types';
+import type { RunEvent, RunReset } from '@wrs/contracts/types';
+
+/** One `data:` of the run's event stream: an event, or a reset. */
+export type StreamData = RunEvent | RunReset;
 
 const EVENT_TYPES = [
   'run.created', 'run.waiting', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed',
@@ -24,7 +27,7 @@ const MAX_RETRY_MS = 15_000;
  */
 export function followRunEvents(
   runId: string,
-  onEvent: (id: string, event: RunEventEnvelope | null, type: string) => void,
+  onEvent: (id: string, event: StreamData | null, type: string) => void,
   onStatus: (status: StreamStatus) => void,
 ): () => void {
   let source: EventSource | null = null;
@@ -74,21 +77,20 @@ export function followRunEvents(
 }
 
 /** A reset carries the run as it stands; a finished run has nothing more to stream. */
-function isTerminalReset(event: RunEventEnvelope | null): boolean {
-  const run = (event?.data as { run?: { terminal?: boolean } | null } | undefined)?.run;
-  return run?.terminal === true;
+function isTerminalReset(event: StreamData | null): boolean {
+  return event?.type === 'reset' && event.data.run?.terminal === true;
 }
 
-function parse(data: string): RunEventEnvelope | null {
+function parse(data: string): StreamData | null {
   try {
-    return JSON.parse(data) as RunEventEnvelope;
+    return JSON.parse(data) as StreamData;
   } catch {
     return null;
   }
 }
 
 /** One line of the event list: its id (the JetStream sequence), type and time. */
-export function eventItem(id: string, type: string, event: RunEventEnvelope | null): HTMLElement {
+export function eventItem(id: string, type: string, event: StreamData | null): HTMLElement {
   return h(
     'li',
     { 'data-event-id': id, 'data-event-type': type },
@@ -101,7 +103,7 @@ export function eventItem(id: string, type: string, event: RunEventEnvelope | nu
 }
 
 /** One log line, as the workload wrote it (text only: never markup), with its event id like an event's. */
-export function logItem(id: string, event: RunEventEnvelope | null): HTMLElement {
-  const data = (event?.data ?? {}) as { stream?: string; line?: string };
-  return h('li', { class: `log log-${data.stream === 'stderr' ? 'stderr' : 'stdout'}`, 'data-event-id': id }, data.line ?? '');
+export function logItem(id: string, event: StreamData | null): HTMLElement {
+  const data = event?.type === 'run.log' ? event.data : undefined;
+  return h('li', { class: `log log-${data?.stream === 'stderr' ? 'stderr' : 'stdout'}`, 'data-event-id': id }, data?.line ?? '');
 }

@@ -1,7 +1,7 @@
 import { ApiError, call } from '../api';
 import { fill, h } from '../dom';
 import { shortId } from '../format';
-import type { Run } from '../types';
+import type { RunResource as Run } from '@wrs/contracts/types';
 import { confirmCancel } from './cancel-dialog';
 import { errorBox } from './error-box';
 import { runCards } from './run-details';

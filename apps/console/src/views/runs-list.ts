@@ -1,7 +1,7 @@
 import { call } from '../api';
 import { fill, h } from '../dom';
 import { formatTime, shortId } from '../format';
-import type { Run, RunList } from '../types';
+import type { RunList, RunResource as Run } from '@wrs/contracts/types';
 import { errorBox } from './error-box';
 import { listPosition, listUrl, newerPage, olderPage } from './list-position';
 import { filterForm, filtersToQuery, type RunFilters } from './run-filters';

@@ -1,6 +1,6 @@
 import { h } from '../dom';
 import { signIn } from '../session';
-import type { Session } from '../types';
+import type { Session } from '@wrs/contracts/types';
 import { errorBox } from './error-box';
 import type { View } from './view';
 
