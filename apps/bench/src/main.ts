@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const seconds = Number(process.env['BENCH_SECONDS'] ?? '10');
   const fanOutSizes = (process.env['BENCH_FANOUT'] ?? '1000').split(',').map(Number);
   // BENCH_SCENARIOS=create,read,e2e,fanout,projection,resume,labels (all by default) runs a subset;
-  // BENCH_CPU_PROF=<dir> makes every service write a V8 CPU profile there when it stops.
+  // BENCH_CPU_PROF=<dir> makes every service write a V8 CPU profile there when it stops (services.json: whose is which).
   const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,resume,labels').split(','));
   const cpuProfDir = process.env['BENCH_CPU_PROF'];
   const namespace = `bench${randomUUID().slice(0, 6)}`;
@@ -66,6 +66,8 @@ async function main(): Promise<void> {
     onOutput: () => undefined,
   });
   await stack.start();
+  // Which profile is whose: a .cpuprofile is named by its process id only.
+  const profiled = new Map([...stack.processes].map(([name, child]) => [String(child.pid), name]));
   const db = await openDatabase(database);
   await new Workspaces(db).ensure('bench', 'Benchmarks');
   const token = await mintAccessToken(readSigningKey(keys.privateKeyFile), {
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
     let floorLoads: FloorLoads | undefined;
     if (only.has('create') || only.has('read')) {
       floor = await startFloor(join(root, 'dist'), cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [], { LOG_LEVEL: 'warn' });
+      profiled.set(String(floor.pid), 'framework floor');
       await measureFloor(floor, 2, CREATE_BODY); // warm-up
       const measured = await measureFloor(floor, seconds, CREATE_BODY);
       floorLoads = measured.loads;
@@ -131,7 +134,7 @@ async function main(): Promise<void> {
       const accepted = alone.find((f) => f.metric.startsWith('accepted'))?.value ?? 0;
       const drainStarted = performance.now();
       for (const worker of stack.instances('run-worker')) {
-        stack.startService(worker);
+        profiled.set(String(stack.startService(worker).pid), `${worker} (restarted)`);
       }
       await waitUntil(async () => (await finished()) >= finishedBefore + accepted, 600_000);
       const drainSeconds = (performance.now() - drainStarted) / 1000;
@@ -198,6 +201,10 @@ async function main(): Promise<void> {
     await floor?.stop();
     await db.destroy();
     await stack.stop();
+    if (cpuProfDir) {
+      mkdirSync(cpuProfDir, { recursive: true });
+      writeFileSync(join(cpuProfDir, 'services.json'), JSON.stringify(Object.fromEntries(profiled), null, 2));
+    }
   }
   const out = join(root, 'bench-results');
   mkdirSync(out, { recursive: true });
