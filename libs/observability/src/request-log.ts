@@ -19,14 +19,13 @@ export function requestLogMiddleware(logger: AppLogger) {
     const method = methodLabel(req.method);
     const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
     const active = addLogContext(trace.setSpan(parent, span), { requestId: (req as Request & { requestId?: string }).requestId });
-    // Body and socket events fire outside this request's async context: bind them, or the handlers
-    // that run after the body arrives would lose the span and the request id.
-    context.bind(active, req);
-    context.bind(active, res);
-    res.on('finish', () => finish(logger, req, res, started, span, 'request'));
+    // Socket events fire outside this request's async context, so the answer's line is written in it
+    // explicitly. The request and response are not bound as emitters (that patched every listener
+    // method per request, 5-8 % of the api's CPU): the body reader resumes in the request's context.
+    res.on('finish', () => context.with(active, () => finish(logger, req, res, started, span, 'request')));
     res.on('close', () => {
       if (!res.writableFinished) {
-        finish(logger, req, res, started, span, 'request closed by the client');
+        context.with(active, () => finish(logger, req, res, started, span, 'request closed by the client'));
       }
     });
     context.with(active, next);

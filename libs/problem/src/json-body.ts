@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
 import { JSON_MAX_DEPTH, JSON_MAX_MEMBERS, jsonDepth, jsonMembers } from './json-shape';
 import { ProblemError } from './problem-error';
@@ -34,11 +35,14 @@ export function jsonBodyMiddleware(options: JsonBodyOptions) {
     const chunks: Buffer[] = [];
     let received = 0;
     let failed = false;
+    // The body's events fire in the socket's async context: what follows the body (every route) must
+    // go on in the request's own, which carries its trace and log context.
+    const resume = AsyncResource.bind(next);
     req.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received > options.limitBytes && !failed) {
         failed = true;
-        next(new ProblemError('payload_too_large', { params: { limitBytes: options.limitBytes } }));
+        resume(new ProblemError('payload_too_large', { params: { limitBytes: options.limitBytes } }));
       } else if (!failed) {
         chunks.push(chunk);
       }
@@ -49,27 +53,27 @@ export function jsonBodyMiddleware(options: JsonBodyOptions) {
       }
       const text = Buffer.concat(chunks).toString('utf8');
       if (jsonDepth(text) > JSON_MAX_DEPTH) {
-        next(tooComplex());
+        resume(tooComplex());
         return;
       }
       let body: unknown;
       try {
         body = text.length === 0 ? undefined : JSON.parse(text);
       } catch {
-        next(new ProblemError('malformed_json'));
+        resume(new ProblemError('malformed_json'));
         return;
       }
       if (jsonMembers(body) > JSON_MAX_MEMBERS) {
-        next(tooComplex());
+        resume(tooComplex());
         return;
       }
       req.body = body;
-      next();
+      resume();
     });
     req.on('error', () => {
       if (!failed) {
         failed = true;
-        next(new ProblemError('validation_failed', { detail: 'the request body could not be read' }));
+        resume(new ProblemError('validation_failed', { detail: 'the request body could not be read' }));
       }
     });
   };
