@@ -37,7 +37,8 @@ const LOCK: Statement = {
 /**
  * Stores the events and reads, as they were before this statement (one snapshot for all its parts),
  * each run's row and its stored events above the row's version (all of them for a run without a row),
- * and which of the events were new.
+ * and which of the events were new. Each run's row is looked up by key: a join with `runs` is planned
+ * (the generic plan of a prepared statement) as a scan of the whole table.
  */
 const STORE_AND_READ: Statement = {
   name: 'wrs_projection_store_and_read',
@@ -50,8 +51,8 @@ const STORE_AND_READ: Statement = {
            FROM runs WHERE runs.id = ANY($1::uuid[])
          UNION ALL
          SELECT 'stored', e.run_id, e.seq, e.previous, NULL, e.event
-           FROM unnest($1::uuid[]) AS f(id) LEFT JOIN runs ON runs.id = f.id
-           JOIN run_events e ON e.run_id = f.id AND e.seq > COALESCE(runs.version, 0)
+           FROM unnest($1::uuid[]) AS f(id)
+           JOIN run_events e ON e.run_id = f.id AND e.seq > COALESCE((SELECT r.version FROM runs r WHERE r.id = f.id), 0)
          UNION ALL
          SELECT 'inserted', run_id, seq, NULL, NULL, NULL FROM inserted`,
 };
