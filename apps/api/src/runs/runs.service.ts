@@ -7,6 +7,7 @@ import { EffectiveLimits } from '@wrs/limits';
 import { RunQueries } from '@wrs/persistence';
 import { rateLimitRejections } from '@wrs/observability';
 import { ProblemError } from '@wrs/problem';
+import { ActiveRunsQuota } from './active-runs-quota';
 import type { CreateRunDto } from './create-run.dto';
 import { IdempotencyCache } from './idempotency-cache';
 import { canonicalize, fingerprintOf, sha256Hex } from './idempotency-key';
@@ -23,6 +24,8 @@ export interface CreateRunOutcome {
 
 @Injectable()
 export class RunsService {
+  private readonly quota: ActiveRunsQuota;
+
   constructor(
     private readonly commands: RunCommandBus,
     private readonly events: RunEventStore,
@@ -30,9 +33,11 @@ export class RunsService {
     private readonly queries: RunQueries,
     private readonly cache: IdempotencyCache,
     private readonly failpoint: Failpoint,
-    private readonly limits: EffectiveLimits,
+    limits: EffectiveLimits,
     @Inject(PROVIDER_OFFERS) private readonly offers: readonly ProviderOffer[],
-  ) {}
+  ) {
+    this.quota = new ActiveRunsQuota(limits, queries, cache);
+  }
 
   async create(
     workspaceId: string,
@@ -51,11 +56,8 @@ export class RunsService {
     // Without the header the fingerprint is the body's alone, as before the header existed.
     const fingerprint = cancelAfter === undefined ? fingerprintOf(canonical) : fingerprintOf({ body: canonical, cancelAfter });
     const keyHash = sha256Hex(idempotencyKey);
-    // The cache and the quota are independent questions: ask both at once (one round trip each).
-    const [begun, quota] = await Promise.all([
-      this.cache.begin(workspaceId, keyHash),
-      this.activeRunsQuota(workspaceId).catch((error: unknown) => ({ error })),
-    ]);
+    // One Redis round trip: the finished claim, else the lock and the workspace's kept count of unfinished runs.
+    const begun = await this.cache.begin(workspaceId, keyHash);
     if ('finished' in begun) {
       return this.replay(begun.finished, fingerprint, workspaceId, idempotencyKey, canonical, cancelAfter);
     }
@@ -65,9 +67,7 @@ export class RunsService {
     }
     let unlocked = lock !== 'acquired';
     try {
-      if ('error' in quota) {
-        throw quota.error;
-      }
+      const quota = await this.quota.check(workspaceId, begun.activeRuns);
       if (quota.exceeded) {
         await this.refuseOverQuota(workspaceId, keyHash, fingerprint, quota);
       }
@@ -82,7 +82,7 @@ export class RunsService {
       // finishes its work (the body is the same, the fingerprint says so).
       await this.record(command);
       this.failpoint.hit('api.after-create-append');
-      unlocked = await this.cache.finish(workspaceId, keyHash, winner);
+      unlocked = await this.cache.finish(workspaceId, keyHash, winner, claim.claimed);
       return { run: pendingRun(command), replayed: !claim.claimed };
     } finally {
       if (!unlocked) {
@@ -106,16 +106,6 @@ export class RunsService {
         throw error;
       }
     }
-  }
-
-  /**
-   * A soft quota (concurrent creates may pass it by a few): a new run is refused while the workspace
-   * has as many unfinished runs as it may.
-   */
-  private async activeRunsQuota(workspaceId: string): Promise<{ exceeded: boolean; limit: number; active: number }> {
-    const { maxActiveRuns } = await this.limits.for(workspaceId);
-    const active = await this.queries.countActive(workspaceId, maxActiveRuns);
-    return { exceeded: active >= maxActiveRuns, limit: maxActiveRuns, active };
   }
 
   /** Over quota, only a retry of a run already accepted goes on; anything else is refused. */
