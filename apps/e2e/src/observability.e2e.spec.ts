@@ -69,6 +69,8 @@ describe('observability: metrics, logs, traces and health of the running stack',
     f = await startStack(['ws-obs', 'ws-slow'], {
       DATABASE_URL: database.toString(),
       OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+      // Every trace recorded, so each request's trail can be followed (the default records a tenth).
+      OTEL_TRACES_SAMPLER_ARG: '1',
       LOG_LEVEL: 'debug',
       SHUTDOWN_DELAY_MS: '1500',
     });

@@ -108,6 +108,7 @@ describe('npm start hands every documented variable to the services that read it
       SHUTDOWN_DELAY_MS: '50',
       STARTUP_WAIT_SECONDS: '30',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      OTEL_TRACES_SAMPLER_ARG: '1',
       PUBLIC_ORIGINS: 'http://runs.example.test',
       AUTH_FAILURES_PER_MINUTE: '120',
       TRUSTED_PROXIES: 'loopback,linklocal',

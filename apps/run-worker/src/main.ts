@@ -9,7 +9,12 @@ import { startRunWorker } from './run-worker';
 void runService('run-worker', async (lifecycle) => {
   const config = loadConfig(WorkerEnv, process.env);
   lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
-  const tracing = startTracing({ service: 'run-worker', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const tracing = startTracing({
+    service: 'run-worker',
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    sampler: config.OTEL_TRACES_SAMPLER,
+    samplerRatio: config.OTEL_TRACES_SAMPLER_ARG,
+  });
   const offers = parseProviderOffers(config.PROVIDERS_JSON);
   // Read before any wait: a missing key file is a configuration mistake to say at once.
   const privateKeks = config.CREDENTIALS_KEK_PRIVATE_KEYS

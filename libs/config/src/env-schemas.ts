@@ -1,9 +1,13 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 /** Environment values are strings: integers become numbers before validation (for @Transform). */
 export const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+
+/** Decimal numbers (`0.25`, `1`) become numbers before validation; anything else stays a string and fails. */
+export const toNumber = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
 
 /** The operator port (health and metrics), draining and tracing: every long-running service has them. */
 export class OperationsEnv {
@@ -32,6 +36,21 @@ export class OperationsEnv {
   @IsOptional()
   @Matches(/^https?:\/\/[^\s?#]+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL without query' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /**
+   * Which traces are recorded when tracing is on (the OpenTelemetry names). The default records a
+   * share of the traces that start here (OTEL_TRACES_SAMPLER_ARG) and every trace a caller's sampled
+   * `traceparent` continues, so what tracing costs stays a bounded share of the work under load.
+   */
+  @IsIn(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+  OTEL_TRACES_SAMPLER = 'parentbased_traceidratio';
+
+  /** The share (0 to 1) of traces the `traceidratio` samplers record; tests set 1. */
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  OTEL_TRACES_SAMPLER_ARG = 0.1;
 }
 
 /** Variables every service reads. Defaults are the local servers on loopback. */

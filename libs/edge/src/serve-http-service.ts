@@ -32,7 +32,7 @@ export async function serveHttpService(
   start: (logger: AppLogger) => Promise<HttpServiceParts>,
 ): Promise<() => Promise<void>> {
   lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
-  const tracing = startTracing({ service, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const tracing = startTracing({ service, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, sampler: config.OTEL_TRACES_SAMPLER, samplerRatio: config.OTEL_TRACES_SAMPLER_ARG });
   const parts = await start(createLogger(service, config.LOG_LEVEL));
   await parts.app.listen(config.PORT, config.HOST);
   const { nc, db, redis } = parts.connections;

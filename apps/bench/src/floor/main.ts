@@ -8,7 +8,12 @@ import { createFloorApp } from './floor-app';
 // config, tracing, logger and edge), without the api's dependencies, guards and operator port.
 void runService('bench-floor', async () => {
   const config = loadConfig(HttpServiceEnv, process.env);
-  const tracing = startTracing({ service: 'bench-floor', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const tracing = startTracing({
+    service: 'bench-floor',
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    sampler: config.OTEL_TRACES_SAMPLER,
+    samplerRatio: config.OTEL_TRACES_SAMPLER_ARG,
+  });
   const logger = createLogger('bench-floor', config.LOG_LEVEL);
   const app = await createFloorApp(logger, serviceEdgeOf(config));
   await app.listen(config.PORT, config.HOST);

@@ -5,6 +5,10 @@ export interface TracingSettings {
   readonly service: string;
   /** The collector's OTLP/HTTP base URL (`/v1/traces` is appended); unset: tracing is off. */
   readonly otlpEndpoint?: string | undefined;
+  /** Which traces are recorded (`OTEL_TRACES_SAMPLER`'s names); `parentbased_traceidratio` when not given. */
+  readonly sampler?: string | undefined;
+  /** The share of traces a `traceidratio` sampler records (`OTEL_TRACES_SAMPLER_ARG`); 1 when not given. */
+  readonly samplerRatio?: number | undefined;
 }
 
 export interface Tracing {
@@ -26,7 +30,8 @@ export function startTracing(settings: TracingSettings): Tracing {
   }
   // Required here, not imported at the top, so that a process without tracing never loads the SDK.
   const { registerOtlpProvider } = require('./otlp-provider') as typeof import('./otlp-provider');
-  return registerOtlpProvider(settings.service, settings.otlpEndpoint);
+  const { samplerFor } = require('./sampler') as typeof import('./sampler');
+  return registerOtlpProvider(settings.service, settings.otlpEndpoint, samplerFor(settings.sampler ?? 'parentbased_traceidratio', settings.samplerRatio ?? 1));
 }
 
 /** The tracer of our own spans. */
