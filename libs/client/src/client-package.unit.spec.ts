@@ -1,0 +1,51 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/** What a user's TypeScript does with the package: its contract types must resolve inside it. */
+const CONSUMER = `
+import { PINNED_CONTRACT_VERSION, WrsClient, type Run, type RunEvent, type Webhook } from '@workload-run-service/client';
+const state: Run['state'] = 'queued';
+function lineOf(event: RunEvent): string | undefined {
+  return event.type === 'run.log' ? event.data.line : undefined;
+}
+const webhookId = (w: Webhook): string => w.id;
+console.log(typeof WrsClient, PINNED_CONTRACT_VERSION, state, typeof lineOf, typeof webhookId);
+`;
+
+/**
+ * `npm run client:package` makes a package a user installs and uses: the contract's types, which live in
+ * libs/contracts here, travel inside it, and its JavaScript loads with nothing from this repository.
+ */
+describe('the packaged client', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wrs-client-package-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('type-checks and loads in a project that installed only it', () => {
+    const built = join(dir, 'built');
+    execFileSync(process.execPath, [join(ROOT, 'scripts/client-package.mjs'), built], { stdio: 'pipe' });
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', built, '--json', '--pack-destination', dir], { encoding: 'utf8' })) as { filename: string }[];
+
+    const project = join(dir, 'project');
+    const installed = join(project, 'node_modules/@workload-run-service/client');
+    mkdirSync(installed, { recursive: true });
+    execFileSync('tar', ['xzf', join(dir, packed?.filename ?? ''), '-C', installed, '--strip-components=1']);
+    writeFileSync(join(project, 'consumer.ts'), CONSUMER);
+
+    const tsc = [join(ROOT, 'node_modules/typescript/bin/tsc'), '--strict', '--noEmit', '--module', 'commonjs', '--moduleResolution', 'node', '--target', 'es2022'];
+    const typeRoots = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types'), 'consumer.ts'];
+    execFileSync(process.execPath, [...tsc, ...typeRoots], { cwd: project, stdio: 'pipe' });
+
+    const loaded = execFileSync(process.execPath, ['-e', "const c = require('@workload-run-service/client'); console.log(typeof c.WrsClient, c.PINNED_CONTRACT_VERSION)"], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(loaded.trim()).toMatch(/^function \d+\.\d+\.\d+$/);
+  }, 120_000);
+});

@@ -1,0 +1,46 @@
+// `npm run client:package [OUT]`: the client as a package a user installs (OUT defaults to dist/libs/client).
+// Its JavaScript (SWC) and declarations (tsc), plus the contract's types it names: those live in
+// libs/contracts here, so they travel inside the package (src/contract/) and the declarations point there.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = resolve(process.argv[2] ?? join(root, 'dist/libs/client'));
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const CONTRACT_TYPES = '@wrs/contracts/types';
+
+rmSync(out, { recursive: true, force: true });
+execFileSync(bin('swc'), ['src', '-d', out, '--config-file', join(root, '.swcrc'), '--ignore', '**/*.spec.ts,**/*.testing.ts', '--quiet'], {
+  cwd: join(root, 'libs/client'),
+  stdio: 'inherit',
+});
+
+const declarations = mkdtempSync(join(tmpdir(), 'wrs-client-types-'));
+try {
+  execFileSync(bin('tsc'), ['-p', join(root, 'libs/client/tsconfig.lib.json'), '--outDir', declarations], { stdio: 'inherit' });
+  cpSync(join(declarations, 'libs/client/src'), join(out, 'src'), { recursive: true });
+  cpSync(join(declarations, 'libs/contracts/src'), join(out, 'src/contract'), { recursive: true });
+} finally {
+  rmSync(declarations, { recursive: true, force: true });
+}
+
+for (const file of filesUnder(join(out, 'src'))) {
+  const text = readFileSync(file, 'utf8');
+  if (file.endsWith('.d.ts') && text.includes(`'${CONTRACT_TYPES}'`)) {
+    let target = relative(dirname(file), join(out, 'src/contract/types'));
+    target = target.startsWith('.') ? target : `./${target}`;
+    writeFileSync(file, text.replaceAll(`'${CONTRACT_TYPES}'`, `'${target}'`));
+  } else if (file.endsWith('.js') && text.includes('@wrs/')) {
+    // Only types may come from the repository's libs (lint says so); a value import would not resolve once installed.
+    throw new Error(`${file} requires a repository lib (@wrs/...): the packaged client could not load it`);
+  }
+}
+cpSync(join(root, 'libs/client/package.json'), join(out, 'package.json'));
+console.error(`ready: npm pack ${relative(process.cwd(), out) || '.'}`);
+
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+}
