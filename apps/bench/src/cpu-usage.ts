@@ -20,31 +20,53 @@ function cpuMsOf(pid: number, reapedChildren = false): number {
   }
 }
 
-/** Every process whose command name is one of `names` (the servers the stack talks to). */
-function pidsNamed(names: readonly string[]): Map<string, number[]> {
-  const found = new Map<string, number[]>(names.map((n) => [n, []]));
+/** The servers the stack talks to, by command name. */
+export const SERVERS = ['nats-server', 'postgres', 'redis-server'] as const;
+
+/** Every process's command name and parent. */
+function processTable(): Map<number, { comm: string; parent: number }> {
+  const table = new Map<number, { comm: string; parent: number }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) {
       continue;
     }
     try {
-      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      found.get(comm)?.push(Number(entry));
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      table.set(Number(entry), { comm, parent: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) });
     } catch {
       // gone meanwhile
     }
   }
-  return found;
+  return table;
+}
+
+/** A process and all its live descendants. */
+function treeOf(root: number, table: ReadonlyMap<number, { parent: number }>): number[] {
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [pid, { parent }] of table) {
+      if (parent === tree[i]) {
+        tree.push(pid);
+      }
+    }
+  }
+  return tree;
 }
 
 /**
  * CPU used by each part of the system over a measured window: the stack's own processes by name,
- * the servers (NATS, Postgres with every backend, Redis) and the load generator itself. Linux only.
+ * the servers (NATS, Postgres with every backend, Redis) and the load generator itself. A server
+ * given in `servers` (its listening process, see listeningPid) counts that process and its
+ * descendants; one not given, every process of its command name on the box. Linux only.
  */
 export class CpuUsage {
   private readonly start = new Map<string, number>();
 
-  constructor(private readonly processes: ReadonlyMap<string, number>) {
+  constructor(
+    private readonly processes: ReadonlyMap<string, number>,
+    private readonly servers: ReadonlyMap<string, number> = new Map(),
+  ) {
     for (const [name, ms] of this.sample()) {
       this.start.set(name, ms);
     }
@@ -64,7 +86,10 @@ export class CpuUsage {
     for (const [name, pid] of this.processes) {
       out.set(name, cpuMsOf(pid));
     }
-    for (const [name, pids] of pidsNamed(['nats-server', 'postgres', 'redis-server'])) {
+    const table = processTable();
+    for (const name of [...new Set([...SERVERS, ...this.servers.keys()])]) {
+      const root = this.servers.get(name);
+      const pids = root !== undefined ? treeOf(root, table) : [...table].filter(([, p]) => p.comm === name).map(([pid]) => pid);
       out.set(name, pids.reduce((sum, pid) => sum + cpuMsOf(pid, true), 0));
     }
     out.set('load generator', cpuMsOf(process.pid));

@@ -14,6 +14,7 @@ import { projectionCatchUp } from './projection';
 import { CpuUsage } from './cpu-usage';
 import { round } from './stats';
 import { cpuPerRunFigures } from './cpu-per-run';
+import { listeningPid } from './listening-pid';
 import { measureFloor, type FloorLoads } from './floor/floor-scenario';
 import { startFloor, type FloorProcess } from './floor/floor-process';
 import { resultsTable, verdictSummary } from './results-table';
@@ -160,11 +161,12 @@ async function main(): Promise<void> {
     }
     if (only.has('e2e')) {
       const pids = new Map([...stack.processes].flatMap(([name, child]) => (child.pid ? [[name, child.pid] as const] : [])));
+      const servers = serversOf(env);
       for (const rate of (process.env['BENCH_E2E_RATE'] ?? '200,100').split(',').map(Number)) {
         // At the judged rate CPU per run is measured three times (its noise here is a few ms); the latency shown is the first's.
         const cpuPerRun: Map<string, number>[] = [];
         for (let i = 0; i < (rate === JUDGED_CPU_RATE ? CPU_MEASUREMENTS : 1); i++) {
-          const measured = await endToEnd(apiUrl, relayUrl, token, env.natsUrl, rate, seconds, () => new CpuUsage(pids), rate === JUDGED_LATENCY_RATE);
+          const measured = await endToEnd(apiUrl, relayUrl, token, env.natsUrl, rate, seconds, () => new CpuUsage(pids, servers), rate === JUDGED_LATENCY_RATE);
           figures.push(...(i === 0 ? measured.figures : []));
           cpuPerRun.push(measured.cpuPerRun);
         }
@@ -221,6 +223,24 @@ async function main(): Promise<void> {
   console.log(table);
   await cleanUp(env.natsUrl, env.databaseUrl, namespace);
   process.exit(0);
+}
+
+/**
+ * The processes listening on the stack's NATS, Postgres and Redis ports, so CPU per run counts these
+ * servers (and their backends), not other servers of the same name on the box (test containers).
+ */
+function serversOf(env: { natsUrl: string; databaseUrl: string; redisUrl: string }): Map<string, number> {
+  const ports: [string, string, number][] = [['nats-server', env.natsUrl, 4222], ['postgres', env.databaseUrl, 5432], ['redis-server', env.redisUrl, 6379]];
+  const found = new Map<string, number>();
+  for (const [name, url, defaultPort] of ports) {
+    const pid = listeningPid(Number(new URL(url).port || defaultPort));
+    if (pid === undefined) {
+      console.error(`${name}: no process of this machine listens on ${url}; CPU per run counts every ${name} process instead`);
+    } else {
+      found.set(name, pid);
+    }
+  }
+  return found;
 }
 
 async function waitUntil(probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
