@@ -85,6 +85,19 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     });
   });
 
+  it('answers with the headers an API answer needs, not the ones a page needs (those are the console\'s)', async () => {
+    const answers = [await client.call('GET /version', '/version'), await client.call('GET /runs/{runId}', `/runs/${randomUUID()}`, { token })];
+    expect(answers.map((res) => res.status)).toEqual([200, 404]);
+    for (const res of answers) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');
+      expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+      for (const pageOnly of ['content-security-policy', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy', 'x-xss-protection']) {
+        expect([pageOnly, res.headers.get(pageOnly)]).toEqual([pageOnly, null]);
+      }
+    }
+  });
+
   it('answers 503 dependency_unavailable, retryable, when its dependencies are gone', async () => {
     const doomed = await startApi(env, publicKeyFile);
     const doomedApp = doomed.app;

@@ -296,14 +296,25 @@ describe('authentication, workspaces, provider credentials and browser sessions'
   });
 
   describe('headers', () => {
-    it('sends security headers and no X-Powered-By, on the api and the relay', async () => {
+    it('sends the headers an API answer needs and no X-Powered-By, on the api and the relay; a page\'s headers only on the console', async () => {
       for (const url of [`${f.stack.baseUrl}/version`, `${f.stack.baseUrl}/runs/${randomUUID()}/events`]) {
         const res = await apiFetch(url);
         expect(res.headers.get('x-powered-by')).toBeNull();
         expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-        expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
-        expect(res.headers.get('strict-transport-security')).toBeTruthy();
+        expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');
+        expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+        for (const pageOnly of ['content-security-policy', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy', 'origin-agent-cluster']) {
+          expect([url, pageOnly, res.headers.get(pageOnly)]).toEqual([url, pageOnly, null]);
+        }
       }
+      // The console's page is not an operation of the contract: raw fetch.
+      const page = await fetch(`${new URL(f.stack.baseUrl).origin}/console/`);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      await page.text();
     });
 
     it('answers CORS only for configured origins', async () => {

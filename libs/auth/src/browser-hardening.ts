@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
 /** Headers a browser may read from our answers, beyond the CORS-safelisted ones. */
@@ -6,21 +7,44 @@ const EXPOSED_HEADERS = ['X-Request-ID', 'ETag', 'Location', 'Idempotent-Replaye
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'Last-Event-ID', 'X-CSRF-Token', 'X-Request-ID', 'X-Service-Workspace-ID'];
 
 /**
- * Security headers (helmet), no X-Powered-By, and CORS for the configured origins only (none by
- * default: the console is served from the same origin and needs no CORS).
+ * What every answer needs, page or not: no MIME sniffing (a JSON body is never run as script or
+ * HTML), HTTPS only once a browser has seen us, and no read by another site's page without CORS.
+ */
+const ANSWER_HEADERS: readonly (readonly [string, string])[] = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
+  ['Cross-Origin-Resource-Policy', 'same-origin'],
+];
+
+function answerHeaders(_req: Request, res: Response, next: NextFunction): void {
+  for (const [name, value] of ANSWER_HEADERS) {
+    res.setHeader(name, value);
+  }
+  next();
+}
+
+/**
+ * The headers every answer needs and CORS for the configured origins only (none by default: the
+ * console is served from the same origin and needs no CORS). A page's headers are pageSecurityHeaders.
  */
 export function hardenForBrowsers(app: INestApplication, allowedOrigins: readonly string[]): void {
-  app.use(
-    helmet({
-      contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-      crossOriginResourcePolicy: { policy: 'same-origin' },
-    }),
-  );
+  app.use(answerHeaders);
   app.enableCors({
     origin: allowedOrigins.length > 0 ? [...allowedOrigins] : false,
     credentials: true,
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
+  });
+}
+
+/**
+ * What a browser applies to a page it renders (helmet: this CSP, no framing, no referrer, its own
+ * window and origin cluster): for the console's files only, as an API answer is never a page.
+ */
+export function pageSecurityHeaders(contentSecurityPolicy: Record<string, readonly string[]>): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
   });
 }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
+import { pageSecurityHeaders } from '@wrs/auth';
 import type { HttpMount } from '@wrs/edge';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -7,18 +8,18 @@ export const CONSOLE_PATH = '/console';
 
 /**
  * What the console's page may do: its own scripts, styles and API calls, nothing inline, nothing from
- * elsewhere, never framed. The API's JSON answers keep their stricter `default-src 'none'`.
+ * elsewhere, never framed. The API's answers are not pages and carry no CSP.
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const CONSOLE_CSP: Record<string, readonly string[]> = {
+  'default-src': ["'none'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'base-uri': ["'none'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -55,16 +56,15 @@ export function consoleStaticMiddleware(dir: string) {
       return;
     }
     res.setHeader('Content-Type', file.type);
-    res.setHeader('Content-Security-Policy', CONSOLE_CSP);
     // Assets are named by their content hash; the page itself must be revalidated to pick up a deploy.
     res.setHeader('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     res.status(200).end(req.method === 'HEAD' ? undefined : file.body);
   };
 }
 
-/** The console under CONSOLE_PATH, as the api's start-up mounts it. */
+/** The console under CONSOLE_PATH with a page's security headers, as the api's start-up mounts it. */
 export function consoleMount(dir: string): HttpMount {
-  return { path: CONSOLE_PATH, handlers: [consoleStaticMiddleware(dir)] };
+  return { path: CONSOLE_PATH, handlers: [pageSecurityHeaders(CONSOLE_CSP), consoleStaticMiddleware(dir)] };
 }
 
 function readTree(dir: string): Map<string, StaticFile> {
