@@ -1,22 +1,12 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-
-/** Environment values are strings: integers become numbers before validation (for @Transform). */
-export const toInt = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-
-/** Decimal numbers (`0.25`, `1`) become numbers before validation; anything else stays a string and fails. */
-export const toNumber = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+import { IntBetween, toInt, toNumber } from './env-values';
 
 /** The operator port (health and metrics), draining and tracing: every long-running service has them. */
 export class OperationsEnv {
   /** Port of /metrics, /health/live and /health/ready; unset: none (the ingress never routes to it). */
   @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntBetween(0, 65535)
   METRICS_PORT?: number;
 
   @Matches(/^[\d.:a-fA-F]+$|^localhost$/, { message: 'METRICS_HOST must be an IP address or localhost' })
@@ -26,10 +16,7 @@ export class OperationsEnv {
    * After SIGTERM, how long the service keeps serving with readiness false before it stops accepting:
    * the time Kubernetes needs to take it out of its Service's endpoints.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(60000)
+  @IntBetween(0, 60000)
   SHUTDOWN_DELAY_MS = 0;
 
   /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); unset: tracing is off. */
@@ -62,10 +49,7 @@ export class CommonEnv extends OperationsEnv {
    * How long a service waits at start for NATS, Postgres and the schema its build expects (migrate
    * applies it): 0 fails at once (an orchestrator restarts it); Compose sets it, as it starts all at once.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(600)
+  @IntBetween(0, 600)
   STARTUP_WAIT_SECONDS = 0;
 
   @Matches(/^postgres(ql)?:\/\/[^\s]+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
@@ -85,36 +69,24 @@ export class CommonEnv extends OperationsEnv {
   LOG_LEVEL = 'info';
 
   /** How long an Idempotency-Key is remembered (and its run's create command kept). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(30 * 24 * 3600)
+  @IntBetween(1, 30 * 24 * 3600)
   IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
 
   /**
    * Longest lifetime (exp - iat) an accepted token may have. Every service reads it: the revocation
    * stream keeps a revocation this long (plus clock skew), and every service may (re)create that stream.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(60)
-  @Max(24 * 3600)
+  @IntBetween(60, 24 * 3600)
   AUTH_TOKEN_MAX_TTL_SECONDS = 3600;
 
   /** Copies JetStream keeps of each stream: 1 on one server, 3 on a 3-node cluster (production). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(5)
+  @IntBetween(1, 5)
   JETSTREAM_REPLICAS = 1;
 }
 
 /** Variables of the services that serve HTTP (api, stream-relay). */
 export class HttpServiceEnv extends CommonEnv {
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntBetween(0, 65535)
   PORT = 0;
 
   @IsString()
@@ -180,51 +152,30 @@ export class HttpServiceEnv extends CommonEnv {
   @Min(1)
   LIMIT_ACTIVE_RUNS = 100;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  @Max(60000)
+  @IntBetween(1000, 60000)
   SSE_HEARTBEAT_MS = 15000;
 
   /** A stream is closed after this long; clients resume with Last-Event-ID. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(24 * 3600)
+  @IntBetween(1, 24 * 3600)
   SSE_MAX_DURATION_SECONDS = 1800;
 
   /** Bytes a slow client may leave unread before it is disconnected (it resumes from its last id). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
-  @Max(64 * 1024 * 1024)
+  @IntBetween(1024, 64 * 1024 * 1024)
   SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
 
   /** How long a client that does not read may keep a full socket before it is disconnected. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600000)
+  @IntBetween(100, 600000)
   SSE_DRAIN_TIMEOUT_MS = 30000;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(100000)
+  @IntBetween(1, 100000)
   SSE_MAX_STREAMS_PER_WORKSPACE = 100;
 
   /** A client must have sent its request headers within this (then 408 `request_timeout`). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(300000)
+  @IntBetween(100, 300000)
   HTTP_HEADERS_TIMEOUT_MS = 10000;
 
   /** ... and its whole request, body included; above HTTP_HEADERS_TIMEOUT_MS. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(200)
-  @Max(3600000)
+  @IntBetween(200, 3600000)
   HTTP_REQUEST_TIMEOUT_MS = 30000;
 
   /**
@@ -236,10 +187,7 @@ export class HttpServiceEnv extends CommonEnv {
   TRUSTED_PROXIES = 'loopback';
 
   /** Requests with a credential that fails, per client address and minute, before they get 429. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000000)
+  @IntBetween(1, 1000000)
   AUTH_FAILURES_PER_MINUTE = 60;
 }
 
@@ -250,10 +198,7 @@ export class ApiEnv extends HttpServiceEnv {
   CREDENTIALS_KEK_PUBLIC_KEYS?: string;
 
   /** How long a browser session lasts. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(60)
-  @Max(7 * 24 * 3600)
+  @IntBetween(60, 7 * 24 * 3600)
   SESSION_TTL_SECONDS = 3600;
 
   /** Fault injection for tests: the name of a crash site (see failpoint.ts). Never set in production. */
@@ -268,161 +213,6 @@ export class ApiEnv extends HttpServiceEnv {
 }
 
 export class RelayEnv extends HttpServiceEnv {}
-
-export class WorkerEnv extends CommonEnv {
-  /** The Docker Engine API socket (Docker or Podman) of the `container` provider; unset: no such provider. */
-  @IsOptional()
-  @IsString()
-  CONTAINER_ENGINE_SOCKET?: string;
-
-  /** A provider silent (erroring) about a run for this long fails the run: never `running` forever. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(86400)
-  PROVIDER_UNRESPONSIVE_SECONDS = 300;
-
-  /** How often providers with a global health endpoint (container: the engine's /_ping) are probed. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600000)
-  PROVIDER_PROBE_INTERVAL_MS = 10000;
-
-  /** Fault injection for tests: the name of a crash site. Never set in production. */
-  @IsOptional()
-  @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
-  FAILPOINT?: string;
-
-  /** Private key-encryption keys, `id:file.pem,...`: the only place provider credentials can be opened. */
-  @IsOptional()
-  @IsString()
-  CREDENTIALS_KEK_PRIVATE_KEYS?: string;
-
-  @IsOptional()
-  @IsString()
-  PROVIDERS_JSON?: string;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(60000)
-  RECONCILE_INTERVAL_MS = 200;
-
-  /** How often each provider's workloads are compared with the runs (stray ones stopped and removed). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(3600000)
-  WORKLOAD_CLEANUP_INTERVAL_MS = 30000;
-
-  /** A workload whose run is not projected is kept this long after its creation (then removed if no event names its run). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(86400)
-  WORKLOAD_ORPHAN_GRACE_SECONDS = 120;
-
-  /** Webhook targets in loopback, link-local and private ranges are refused unless this is `true` (SSRF). */
-  @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
-  WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false';
-
-  /** One delivery attempt, connection to answer, at most this long. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(60000)
-  WEBHOOK_TIMEOUT_MS = 10000;
-
-  /** The most of an endpoint's answer that is read. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(1048576)
-  WEBHOOK_MAX_RESPONSE_BYTES = 65536;
-
-  /** Retries: the first wait, the longest wait, and the attempts in all (default: about 11 hours). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(3600000)
-  WEBHOOK_RETRY_BASE_MS = 10000;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(86400000)
-  WEBHOOK_RETRY_MAX_DELAY_MS = 7200000;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  WEBHOOK_MAX_ATTEMPTS = 15;
-
-  /** Deliveries one worker process sends at once (each holds a database connection while it waits). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(32)
-  WEBHOOK_SENDERS = 4;
-}
-
-export class GatewayEnv extends OperationsEnv {
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  PORT = 8080;
-
-  @Matches(/^[\d.:a-fA-F]+$|^localhost$/, { message: 'HOST must be an IP address or localhost' })
-  HOST = '127.0.0.1';
-
-  /** One or more (comma-separated) http:// URLs of api replicas. */
-  @Matches(/^http:\/\/[^\s,]+(,http:\/\/[^\s,]+)*$/, { message: 'API_UPSTREAM must be http:// URLs, comma-separated' })
-  API_UPSTREAM!: string;
-
-  @Matches(/^http:\/\/[^\s,]+(,http:\/\/[^\s,]+)*$/, { message: 'RELAY_UPSTREAM must be http:// URLs, comma-separated' })
-  RELAY_UPSTREAM!: string;
-
-  /** A client must have sent its request headers within this. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(300000)
-  GATEWAY_HEADERS_TIMEOUT_MS = 10000;
-
-  /** ... and its whole request, body included (then 408 `request_timeout`). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(200)
-  @Max(3600000)
-  GATEWAY_REQUEST_TIMEOUT_MS = 30000;
-
-  /** A client socket with nothing moving either way is closed (event streams send heartbeats within it). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(200)
-  @Max(3600000)
-  GATEWAY_IDLE_TIMEOUT_MS = 120000;
-
-  /**
-   * An upstream that sends nothing for this long is given up (504 `upstream_timeout` before an answer;
-   * a stream is cut, and resumes with Last-Event-ID); above the relay's SSE_HEARTBEAT_MS. An idle bound,
-   * never a total one: a stream that keeps sending lasts.
-   */
-  @Transform(toInt)
-  @IsInt()
-  @Min(200)
-  @Max(3600000)
-  GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS = 60000;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000000)
-  GATEWAY_MAX_CONNECTIONS = 10000;
-}
 
 /** Variables of `npm run token`: the issuer and audience the services check, and the key folder. */
 export class TokenEnv extends HttpServiceEnv {

@@ -1,5 +1,7 @@
 import { getMetadataStorage } from 'class-validator';
-import { ApiEnv, CommonEnv, GatewayEnv, RelayEnv, WorkerEnv } from './env-schemas';
+import { ApiEnv, CommonEnv, RelayEnv } from './env-schemas';
+import { GatewayEnv } from './gateway-env';
+import { WorkerEnv } from './worker-env';
 
 /** The schema each process of the stack validates its environment with (`migrate` reads the common part). */
 export const SERVICE_SCHEMAS = {

@@ -1,0 +1,42 @@
+import { Matches } from 'class-validator';
+import { OperationsEnv } from './env-schemas';
+import { IntBetween } from './env-values';
+
+/** Variables of the gateway, which needs no NATS, Postgres or Redis. */
+export class GatewayEnv extends OperationsEnv {
+  @IntBetween(0, 65535)
+  PORT = 8080;
+
+  @Matches(/^[\d.:a-fA-F]+$|^localhost$/, { message: 'HOST must be an IP address or localhost' })
+  HOST = '127.0.0.1';
+
+  /** One or more (comma-separated) http:// URLs of api replicas. */
+  @Matches(/^http:\/\/[^\s,]+(,http:\/\/[^\s,]+)*$/, { message: 'API_UPSTREAM must be http:// URLs, comma-separated' })
+  API_UPSTREAM!: string;
+
+  @Matches(/^http:\/\/[^\s,]+(,http:\/\/[^\s,]+)*$/, { message: 'RELAY_UPSTREAM must be http:// URLs, comma-separated' })
+  RELAY_UPSTREAM!: string;
+
+  /** A client must have sent its request headers within this. */
+  @IntBetween(100, 300000)
+  GATEWAY_HEADERS_TIMEOUT_MS = 10000;
+
+  /** ... and its whole request, body included (then 408 `request_timeout`). */
+  @IntBetween(200, 3600000)
+  GATEWAY_REQUEST_TIMEOUT_MS = 30000;
+
+  /** A client socket with nothing moving either way is closed (event streams send heartbeats within it). */
+  @IntBetween(200, 3600000)
+  GATEWAY_IDLE_TIMEOUT_MS = 120000;
+
+  /**
+   * An upstream that sends nothing for this long is given up (504 `upstream_timeout` before an answer;
+   * a stream is cut, and resumes with Last-Event-ID); above the relay's SSE_HEARTBEAT_MS. An idle bound,
+   * never a total one: a stream that keeps sending lasts.
+   */
+  @IntBetween(200, 3600000)
+  GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS = 60000;
+
+  @IntBetween(1, 1000000)
+  GATEWAY_MAX_CONNECTIONS = 10000;
+}

@@ -1,0 +1,70 @@
+import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { CommonEnv } from './env-schemas';
+import { IntBetween } from './env-values';
+
+/** Variables of the run-worker: its providers, credentials and the pace of its reconciler. */
+export class WorkerEnv extends CommonEnv {
+  /** The Docker Engine API socket (Docker or Podman) of the `container` provider; unset: no such provider. */
+  @IsOptional()
+  @IsString()
+  CONTAINER_ENGINE_SOCKET?: string;
+
+  /** A provider silent (erroring) about a run for this long fails the run: never `running` forever. */
+  @IntBetween(1, 86400)
+  PROVIDER_UNRESPONSIVE_SECONDS = 300;
+
+  /** How often providers with a global health endpoint (container: the engine's /_ping) are probed. */
+  @IntBetween(100, 600000)
+  PROVIDER_PROBE_INTERVAL_MS = 10000;
+
+  /** Fault injection for tests: the name of a crash site. Never set in production. */
+  @IsOptional()
+  @Matches(/^[a-z.-]*$/, { message: 'FAILPOINT must be a crash-site name' })
+  FAILPOINT?: string;
+
+  /** Private key-encryption keys, `id:file.pem,...`: the only place provider credentials can be opened. */
+  @IsOptional()
+  @IsString()
+  CREDENTIALS_KEK_PRIVATE_KEYS?: string;
+
+  @IsOptional()
+  @IsString()
+  PROVIDERS_JSON?: string;
+
+  @IntBetween(10, 60000)
+  RECONCILE_INTERVAL_MS = 200;
+
+  /** How often each provider's workloads are compared with the runs (stray ones stopped and removed). */
+  @IntBetween(100, 3600000)
+  WORKLOAD_CLEANUP_INTERVAL_MS = 30000;
+
+  /** A workload whose run is not projected is kept this long after its creation (then removed if no event names its run). */
+  @IntBetween(1, 86400)
+  WORKLOAD_ORPHAN_GRACE_SECONDS = 120;
+
+  /** Webhook targets in loopback, link-local and private ranges are refused unless this is `true` (SSRF). */
+  @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false';
+
+  /** One delivery attempt, connection to answer, at most this long. */
+  @IntBetween(100, 60000)
+  WEBHOOK_TIMEOUT_MS = 10000;
+
+  /** The most of an endpoint's answer that is read. */
+  @IntBetween(0, 1048576)
+  WEBHOOK_MAX_RESPONSE_BYTES = 65536;
+
+  /** Retries: the first wait, the longest wait, and the attempts in all (default: about 11 hours). */
+  @IntBetween(10, 3600000)
+  WEBHOOK_RETRY_BASE_MS = 10000;
+
+  @IntBetween(10, 86400000)
+  WEBHOOK_RETRY_MAX_DELAY_MS = 7200000;
+
+  @IntBetween(1, 100)
+  WEBHOOK_MAX_ATTEMPTS = 15;
+
+  /** Deliveries one worker process sends at once (each holds a database connection while it waits). */
+  @IntBetween(1, 32)
+  WEBHOOK_SENDERS = 4;
+}
