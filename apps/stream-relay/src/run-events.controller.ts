@@ -8,6 +8,7 @@ import { deliverObserved } from './event-delivery';
 import type { RunEventStream } from './feed/run-event-stream';
 import { RunEventStreams } from './feed/run-event-streams';
 import { parseLastEventId } from './last-event-id';
+import { sseFrameOf } from './sse-frames';
 import { SseWriter } from './sse-writer';
 
 export const RELAY_OPTIONS = Symbol('RELAY_OPTIONS');
@@ -82,7 +83,7 @@ export class RunEventsController implements BeforeApplicationShutdown {
           sseEventsSent.inc({ type: 'reset' });
         } else {
           const { event } = item;
-          await deliverObserved(event, () => sse.event(event.seq, event.envelope.type, event.json));
+          await deliverObserved(event, () => sse.frame(sseFrameOf(event)));
         }
       }
     } finally {

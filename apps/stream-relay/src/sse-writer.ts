@@ -32,6 +32,11 @@ export class SseWriter {
     await this.write(`id: ${id}\nevent: ${type}\ndata: ${data}\n\n`);
   }
 
+  /** An event already framed (`sseFrameOf`): the same bytes for every stream that sends it. */
+  async frame(frame: Buffer): Promise<void> {
+    await this.write(frame);
+  }
+
   heartbeat(): void {
     this.comment('heartbeat');
   }
@@ -54,7 +59,7 @@ export class SseWriter {
     }
   }
 
-  private async write(chunk: string): Promise<void> {
+  private async write(chunk: string | Buffer): Promise<void> {
     if (this.closed) {
       return;
     }
