@@ -1,26 +1,28 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/nats-core';
+import type { Immutable, RunEvent as ContractRunEvent } from '@wrs/contracts/types';
 import { isUuid, type RunEvent } from '@wrs/domain';
 import { parseRunEventsSubject } from './names';
 
+/** One kind's envelope: its `type` goes with its own `data`. */
+type EnvelopeOf<E extends RunEvent> = E extends RunEvent
+  ? { readonly type: E['type']; readonly runId: string; readonly workspaceId: string; readonly time: string; readonly data: E['data'] }
+  : never;
+
 /**
  * The bytes of one event in JetStream. The same JSON is the SSE `data:` line, so the relay sends what
- * is stored without re-encoding it.
+ * is stored without re-encoding it: each envelope must be the contract's RunEvent (encodeRunEvent checks).
  */
-export interface RunEventEnvelope {
-  readonly type: RunEvent['type'];
-  readonly runId: string;
-  readonly workspaceId: string;
-  readonly time: string;
-  readonly data: RunEvent['data'];
-}
+export type RunEventEnvelope = EnvelopeOf<RunEvent>;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function encodeRunEvent(workspaceId: string, runId: string, event: RunEvent): Uint8Array {
-  const envelope: RunEventEnvelope = { type: event.type, runId, workspaceId, time: event.data.at, data: event.data };
-  return encoder.encode(JSON.stringify(envelope));
+  // The cast pairs the type with its data (TypeScript does not follow that across the union).
+  const envelope = { type: event.type, runId, workspaceId, time: event.data.at, data: event.data } as RunEventEnvelope;
+  const asSent: Immutable<ContractRunEvent> = envelope;
+  return encoder.encode(JSON.stringify(asSent));
 }
 
 export function decodeRunEvent(bytes: Uint8Array): { envelope: RunEventEnvelope; event: RunEvent } {
