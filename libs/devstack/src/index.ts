@@ -1,4 +1,6 @@
 export * from './stack';
+export * from './stack-settings';
+export * from './local-network';
 export * from './stack-env';
 export * from './container-engine';
 export * from './dependencies';

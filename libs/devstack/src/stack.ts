@@ -1,40 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseAnnouncement } from '@wrs/observability';
-
-export interface StackSettings {
-  /** Root of the compiled tree (the folder holding apps/ and libs/). */
-  readonly distDir: string;
-  readonly natsUrl: string;
-  readonly databaseUrl: string;
-  readonly databaseSchema: string;
-  readonly redisUrl: string;
-  readonly namespace: string;
-  readonly publicKeyFile: string;
-  /** The provider-credential keys: public KEKs for the api, private for the worker, fingerprint key. */
-  readonly credentialKeys?: { publicFile: string; privateFile: string; fingerprintKeyFile: string };
-  /** Fixed ports (`npm start`'s PORT, API_PORT, RELAY_PORT); otherwise each process binds port 0 and announces what it got. */
-  readonly gatewayPort?: number;
-  readonly apiPort?: number;
-  readonly relayPort?: number;
-  /** How many processes of each kind (1 by default); the gateway spreads requests over them. */
-  readonly replicas?: Partial<Record<'api' | 'stream-relay' | 'run-worker', number>>;
-  readonly extraEnv?: Record<string, string>;
-  /** Node options for every service (the bench passes `--cpu-prof` here; NODE_OPTIONS refuses it). */
-  readonly nodeArgs?: readonly string[];
-  /**
-   * Run each service from its container image (`<repository>/<kind>:<tag>`, as
-   * scripts/podman/build-images.sh makes them) with Podman on the host network, instead of as a
-   * Node process from distDir.
-   */
-  readonly images?: { readonly repository: string; readonly tag: string; readonly podmanEnv: Record<string, string> };
-  /** Where each process's output goes: a line at a time, prefixed by the process name. */
-  readonly onOutput?: (service: string, line: string) => void;
-  /** How long a service may take to answer after it starts (30 s by default; a loaded machine needs more). */
-  readonly startTimeoutMs?: number;
-}
+import { waitFor } from './local-network';
+import type { StackSettings } from './stack-settings';
 
 type Kind = 'api' | 'stream-relay' | 'run-worker' | 'gateway' | 'migrate';
 
@@ -315,34 +284,4 @@ function kindOf(service: ServiceName | 'migrate'): Kind {
     throw new Error(`unknown service ${service}`);
   }
   return kind as Kind;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-export async function waitFor(url: string, timeoutMs: number, okStatuses: number[] = [200]): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (okStatuses.includes(res.status)) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
