@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import type { RunEvent } from '@wrs/domain';
 import { DEFAULT_STREAM_SETTINGS, DurableConsumer, encodeRunEvent, ensureStreams, runEventOf, StreamNames } from '@wrs/messaging';
 import { migrate, openDatabase } from '@wrs/persistence';
-import { RunProjection } from '@wrs/projection';
+import { PROJECTION_BATCHING, RunProjection } from '@wrs/projection';
 import { Client } from 'pg';
 import { cleanUp } from './clean-up';
 import type { Figure } from './scenarios';
@@ -12,13 +12,13 @@ import { percentile, round } from './stats';
 import { atLeast, below } from './target';
 
 const EVENTS_PER_RUN = 100;
-const BATCH = 256;
+const BATCH = PROJECTION_BATCHING.maxBatch;
 
 /**
  * Projection: a backlog of `total` events (runs of 100 events: created, dispatched, started, log
  * lines) caught up by the worker's projection (a durable consumer feeding RunProjection.projectBatch,
- * as the worker wires it), against raw batched inserts of the same rows; then the lag from an event's
- * JetStream time to its committed row while events arrive at a steady rate.
+ * batched as the worker does), against raw batched inserts of the same rows; then the lag from an
+ * event's JetStream time to its committed row while events arrive at a steady rate.
  */
 export async function projectionCatchUp(natsUrl: string, databaseUrl: string, total: number, steadyPerSecond: number, seconds: number): Promise<Figure[]> {
   const namespace = `benchproj${randomUUID().slice(0, 6)}`;
@@ -58,7 +58,7 @@ export async function projectionCatchUp(natsUrl: string, databaseUrl: string, to
         lags.push(...messages.map((m) => now - m.info.timestampNanos / 1e6));
       }
       return messages.map(() => 'ack' as const);
-    }, BATCH);
+    }, BATCH, PROJECTION_BATCHING.lingerMs);
     while (caughtUpAt === 0) {
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -6,7 +6,7 @@ import { Failpoint, kindOf } from '@wrs/config';
 import { decisionConflicts, strayWorkloadsRemoved } from '@wrs/observability';
 import { DEFAULT_STREAM_SETTINGS, DurableConsumer, ensureStreams, parseRunSubject, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
 import { ProviderCredentials, RunQueries } from '@wrs/persistence';
-import { RunProjection } from '@wrs/projection';
+import { PROJECTION_BATCHING, RunProjection } from '@wrs/projection';
 import type { DataSource } from 'typeorm';
 import { CommandConsumer } from './command-consumer';
 import { idsFromSubject, observedBatchHandler, observedHandler } from './observed-handler';
@@ -60,8 +60,6 @@ export interface RunningWorker {
 
 /** How many legacy cancel commands one worker process decides at once (each waits mostly on JetStream). */
 const COMMAND_CONCURRENCY = 32;
-/** The most events the projection commits in one transaction. */
-const PROJECTION_BATCH = 256;
 
 /** Wires the worker: the Postgres projection, the reconciler that drives runs, and the drain of legacy cancel commands. */
 export async function startRunWorker(options: RunWorkerOptions): Promise<RunningWorker> {
@@ -167,7 +165,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   );
   await projectionConsumer.startBatches(
     observedBatchHandler('projection', idsFromSubject, (ms, within) => projection.handleBatch(ms, within)),
-    PROJECTION_BATCH,
+    PROJECTION_BATCHING.maxBatch,
+    PROJECTION_BATCHING.lingerMs,
   );
   providers.health.start();
   reconciler.start();

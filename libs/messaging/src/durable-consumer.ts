@@ -63,15 +63,35 @@ export class DurableConsumer {
 
   /**
    * Handles messages in batches of up to `maxBatch`: whatever arrived while the previous batch was in
-   * hand. The handler answers one disposition per message, in the same order.
+   * hand. A smaller batch waits until its oldest message is `lingerMs` old, so a quiet stream still makes
+   * batches of several messages. The handler answers one disposition per message, in the same order.
    */
-  async startBatches(handleBatch: (messages: readonly JsMsg[]) => Promise<readonly Disposition[]>, maxBatch: number): Promise<void> {
+  async startBatches(
+    handleBatch: (messages: readonly JsMsg[]) => Promise<readonly Disposition[]>,
+    maxBatch: number,
+    lingerMs = 0,
+  ): Promise<void> {
     const waiting: JsMsg[] = [];
+    const arrivedAt: number[] = [];
     let running: Promise<void> | undefined;
     let roomForMore: (() => void) | undefined;
+    let batchFull: (() => void) | undefined;
     const drain = async (): Promise<void> => {
       while (waiting.length > 0) {
+        const linger = lingerMs - (performance.now() - arrivedAt[0]!);
+        if (waiting.length < maxBatch && linger > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, linger);
+            batchFull = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          batchFull = undefined;
+          continue;
+        }
         const batch = waiting.splice(0, maxBatch);
+        arrivedAt.splice(0, batch.length);
         roomForMore?.();
         roomForMore = undefined;
         await this.settleBatch(batch, handleBatch);
@@ -80,6 +100,10 @@ export class DurableConsumer {
     };
     await this.pump(async (message) => {
       waiting.push(message);
+      arrivedAt.push(performance.now());
+      if (waiting.length >= maxBatch) {
+        batchFull?.();
+      }
       if (!running) {
         running = drain();
         this.track(running);

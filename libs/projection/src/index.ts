@@ -1,2 +1,3 @@
 export * from './run-projection';
 export * from './projection-refold';
+export * from './projection-batching';
