@@ -10,7 +10,7 @@ export const TEST_IMAGES = {
 } as const;
 
 export function testImage(name: keyof typeof TEST_IMAGES, env: NodeJS.ProcessEnv = process.env): string {
-  return env[`WRS_TEST_IMAGE_${name.toUpperCase()}`] ?? TEST_IMAGES[name];
+  return imageFromEnv(name, env) ?? TEST_IMAGES[name];
 }
 
 /** The look-alikes of those images that scripts/podman/setup.sh builds from Debian's packages (no registry needed). */
@@ -22,5 +22,10 @@ export const LOOKALIKE_IMAGES = {
 
 /** The image to run as a look-alike: the environment's test image if set, else the one setup.sh builds. */
 export function lookalikeImage(name: keyof typeof LOOKALIKE_IMAGES, env: NodeJS.ProcessEnv = process.env): string {
-  return env[`WRS_TEST_IMAGE_${name.toUpperCase()}`] ?? LOOKALIKE_IMAGES[name];
+  return imageFromEnv(name, env) ?? LOOKALIKE_IMAGES[name];
+}
+
+/** The image the environment names for this dependency (`WRS_TEST_IMAGE_NATS` and so on), if any. */
+function imageFromEnv(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  return env[`WRS_TEST_IMAGE_${name.toUpperCase()}`];
 }
