@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
@@ -9,6 +11,8 @@ import { RunEventFeed } from './run-event-feed';
 
 const log = (index: number): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line: `line ${index}`, at: new Date().toISOString() } });
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 /** Reads a subscription into an array until it ends. */
 function collect(subscription: Subscription): { seqs: number[]; done: Promise<void> } {
@@ -142,6 +146,23 @@ describe('RunEventFeed against real JetStream: one live consumer per relay, exac
     await follower.close();
     await read.done;
     expect(read.seqs).toEqual(created.seqs);
+    await feed.close();
+  });
+
+  it('an open follower keeps nothing of its catch-up once it has sent it (idle streams stay small)', async () => {
+    const runId = randomUUID();
+    await appendLogs(runId, 0, 1, 0);
+    const feed = new RunEventFeed(jetstream(nc), jsm, names);
+    const follower = await feed.follow('ws', runId, 0, await feed.last('ws', runId));
+    const events = follower[Symbol.asyncIterator]();
+    const sent = new WeakRef((await events.next()).value as object);
+    const waiting = events.next(); // for a live event that does not come
+    await sleep(10);
+    collectGarbage();
+    await sleep(10);
+    expect(sent.deref()).toBeUndefined();
+    await follower.close();
+    await waiting;
     await feed.close();
   });
 

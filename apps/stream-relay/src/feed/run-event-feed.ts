@@ -9,6 +9,8 @@ import { LiveFirehose } from './live-firehose';
 /** How many live events a follower may have waiting before it is ended (its client resumes). */
 const MAX_QUEUED_PER_FOLLOWER = 10_000;
 
+const CAUGHT_UP: CatchUp<FeedEvent> = { kind: 'events', events: [] };
+
 /**
  * Reads a run's events for the stream-relay. Every follower on one relay is fed by one live ordered
  * consumer of all runs' events (an `EventFirehose`); a follower that starts behind it first reads the
@@ -108,13 +110,14 @@ export class RunEventFeed {
       },
       async *[Symbol.asyncIterator]() {
         let delivered = afterSeq;
-        for (const event of plan.kind === 'events' ? plan.events : []) {
-          if (closed) {
-            break;
-          }
+        // What the catch-up held is dropped once sent: an open stream keeps only its live queue.
+        let caughtUp = plan.kind === 'events' ? [...plan.events] : [];
+        plan = CAUGHT_UP;
+        for (let event = caughtUp.shift(); event !== undefined && !closed; event = caughtUp.shift()) {
           delivered = event.seq;
           yield event;
         }
+        caughtUp = [];
         if (history) {
           // The events it lacks up to where it joined the firehose; any later one comes from it.
           for await (const m of history) {
@@ -128,6 +131,7 @@ export class RunEventFeed {
             }
           }
           await history.close();
+          history = null;
         }
         for await (const e of queue.drain()) {
           if (e.seq > delivered) {

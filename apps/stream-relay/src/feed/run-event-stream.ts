@@ -26,7 +26,7 @@ export class RunEventStream implements AsyncIterable<StreamItem> {
     private readonly subscription: Subscription,
     private readonly lease: StreamLease,
     private readonly resets: EventResets,
-    private readonly start: StreamStart,
+    private start: StreamStart,
     renewEveryMs: number,
     private readonly onClose: (stream: RunEventStream) => void,
   ) {
@@ -34,8 +34,11 @@ export class RunEventStream implements AsyncIterable<StreamItem> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<StreamItem> {
-    const { workspaceId, runId, after, last } = this.start;
-    if (!last) {
+    const { workspaceId, runId, after } = this.start;
+    const hadEvents = this.start.last !== null;
+    // The run's last event as read at the open is needed only here: an open stream does not keep it.
+    this.start = { workspaceId, runId, after, last: null };
+    if (!hadEvents) {
       // Accepted but without any event left (or yet): a run that has state but lost its events says so.
       const reset = await this.resets.check(workspaceId, runId, after, null);
       if (reset) {
