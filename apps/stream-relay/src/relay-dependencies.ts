@@ -29,11 +29,11 @@ export async function connectRelayDependencies(config: RelayEnv): Promise<RelayD
   const credentialWatch = new CredentialWatch(revocations);
   const limits = new EffectiveLimits(new Workspaces(db), defaultWorkspaceLimits(config));
   // A lease lasts three heartbeats and is renewed every one: a relay that dies frees its places soon.
-  const leases = new StreamLeases(redis, config.NAMESPACE, config.SSE_HEARTBEAT_MS * 3);
+  const leases = new StreamLeases(redis, config.NAMESPACE, config.SSE_HEARTBEAT_MS * 3, config.SSE_HEARTBEAT_MS);
   return {
     feed,
     module: {
-      streams: new RunEventStreams(feed, new RunQueries(db), leases, limits, config.SSE_HEARTBEAT_MS),
+      streams: new RunEventStreams(feed, new RunQueries(db), leases, limits),
       limits,
       rateLimiter: new RateLimiter(redis, config.NAMESPACE),
       authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,

@@ -16,10 +16,9 @@ export interface StreamStart {
 
 /**
  * One client's stream of a run: its events after the client's id, until the run's terminal event or
- * `close()`. It holds a place in the workspace's stream limit and renews it while open.
+ * `close()`. It holds a place in the workspace's stream limit (renewed by `StreamLeases` while held).
  */
 export class RunEventStream implements AsyncIterable<StreamItem> {
-  private readonly renewal: NodeJS.Timeout;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -27,11 +26,8 @@ export class RunEventStream implements AsyncIterable<StreamItem> {
     private readonly lease: StreamLease,
     private readonly resets: EventResets,
     private start: StreamStart,
-    renewEveryMs: number,
     private readonly onClose: (stream: RunEventStream) => void,
-  ) {
-    this.renewal = setInterval(() => void lease.renew(), renewEveryMs);
-  }
+  ) {}
 
   async *[Symbol.asyncIterator](): AsyncGenerator<StreamItem> {
     const { workspaceId, runId, after } = this.start;
@@ -67,7 +63,6 @@ export class RunEventStream implements AsyncIterable<StreamItem> {
   /** Ends the stream and frees its place; safe to call more than once. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      clearInterval(this.renewal);
       this.onClose(this);
       await this.subscription.close();
       await this.lease.release();

@@ -30,8 +30,6 @@ export class RunEventStreams {
     private readonly queries: RunQueries,
     private readonly leases: StreamLeases,
     private readonly limits: EffectiveLimits,
-    /** How often an open stream renews its lease (well within the lease's length). */
-    private readonly leaseRenewMs: number,
   ) {
     this.resets = new EventResets(feed, queries);
   }
@@ -65,7 +63,7 @@ export class RunEventStreams {
       throw error;
     }
     const start = { workspaceId, runId, after, last };
-    const stream = new RunEventStream(subscription, lease.lease, this.resets, start, this.leaseRenewMs, (s) => this.live.delete(s));
+    const stream = new RunEventStream(subscription, lease.lease, this.resets, start, (s) => this.live.delete(s));
     this.live.add(stream);
     return { kind: 'stream', stream };
   }

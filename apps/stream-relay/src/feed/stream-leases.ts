@@ -20,17 +20,23 @@ return 1
 export type LeaseResult = { readonly granted: true; readonly lease: StreamLease } | { readonly granted: false };
 
 export interface StreamLease {
-  renew(): Promise<void>;
   release(): Promise<void>;
 }
 
+const NO_LEASE: StreamLease = { release: () => Promise.resolve() };
+
 export class StreamLeases {
   failures = 0;
+  /** The leases this relay holds, by workspace key: one timer renews them all, one command per workspace. */
+  private readonly held = new Map<string, Set<string>>();
+  private renewal: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly leaseMs: number,
+    /** Well within the lease's length. */
+    private readonly renewEveryMs: number,
   ) {}
 
   /**
@@ -46,21 +52,45 @@ export class StreamLeases {
       granted = await ACQUIRE.run(this.redis, [key], [now, now + this.leaseMs, limit, id, this.leaseMs * 2]);
     } catch {
       this.failures++;
-      return { granted: true, lease: { renew: () => Promise.resolve(), release: () => Promise.resolve() } };
+      return { granted: true, lease: NO_LEASE };
     }
     if (granted !== 1) {
       return { granted: false };
     }
-    return {
-      granted: true,
-      lease: {
-        renew: async () => {
-          await this.redis.zadd(key, Date.now() + this.leaseMs, id).catch(() => 0);
-        },
-        release: async () => {
-          await this.redis.zrem(key, id).catch(() => 0);
-        },
-      },
-    };
+    this.hold(key, id);
+    return { granted: true, lease: { release: () => this.release(key, id) } };
+  }
+
+  /** Renews every lease this relay holds (the timer does, while it holds any). */
+  async renewAll(): Promise<void> {
+    const expiry = Date.now() + this.leaseMs;
+    await Promise.all(
+      [...this.held].map(async ([key, ids]) => {
+        const members = [...ids].flatMap((id) => [expiry, id]);
+        await Promise.all([this.redis.zadd(key, ...members), this.redis.pexpire(key, this.leaseMs * 2)]).catch(() => 0);
+      }),
+    );
+  }
+
+  private hold(key: string, id: string): void {
+    const ids = this.held.get(key) ?? new Set<string>();
+    ids.add(id);
+    this.held.set(key, ids);
+    this.renewal ??= setInterval(() => void this.renewAll(), this.renewEveryMs);
+  }
+
+  private async release(key: string, id: string): Promise<void> {
+    const ids = this.held.get(key);
+    if (!ids?.delete(id)) {
+      return;
+    }
+    if (ids.size === 0) {
+      this.held.delete(key);
+    }
+    if (this.held.size === 0) {
+      clearInterval(this.renewal);
+      this.renewal = undefined;
+    }
+    await this.redis.zrem(key, id).catch(() => 0);
   }
 }
