@@ -26,6 +26,7 @@ export interface RelayDependencies {
 export async function connectRelayDependencies(config: RelayEnv): Promise<RelayDependencies> {
   const { nc, js, jsm, names, db, redis, auth, revocations, close } = await connectHttpService(config, 'stream-relay', 4);
   const feed = new RunEventFeed(js, jsm, names, nc);
+  await feed.start();
   const credentialWatch = new CredentialWatch(revocations);
   const limits = new EffectiveLimits(new Workspaces(db), defaultWorkspaceLimits(config));
   // A lease lasts three heartbeats and is renewed every one: a relay that dies frees its places soon.

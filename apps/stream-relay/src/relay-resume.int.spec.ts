@@ -106,6 +106,17 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     expect(served).toEqual(contractOperations().filter(isRelayOperation).map((op) => `${op.method} ${op.template}`));
   });
 
+  // Before any test opens a stream: the relay's firehose is open from its start, not from its first stream.
+  it('knows a run created after it started before anyone follows it, so its first streams read nothing', async () => {
+    const runId = randomUUID();
+    const [seq] = await appendAll(runId, finishedRun(runId, 'ws-a').slice(0, 1));
+    const deadline = Date.now() + 3000;
+    while ((await deps.feed.known('ws-a', runId)) === undefined && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await deps.feed.known('ws-a', runId))?.seq).toBe(seq);
+  });
+
   it('resumes from every event id of a finished run with exactly the tail', async () => {
     const runId = randomUUID();
     const events = finishedRun(runId, 'ws-a');

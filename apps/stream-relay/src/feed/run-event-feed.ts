@@ -50,6 +50,14 @@ export class RunEventFeed {
     }
   }
 
+  /**
+   * Opens the firehose now rather than with the first stream: every run created from here on is known
+   * to it, so the first streams of those runs read nothing from JetStream themselves.
+   */
+  async start(): Promise<void> {
+    await this.firehose.get();
+  }
+
   /** How many runs have followers on this relay (all fed by one consumer): for tests and metrics. */
   get followedRuns(): number {
     return this.firehose.followedRuns;
