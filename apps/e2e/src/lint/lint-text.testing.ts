@@ -9,6 +9,7 @@ const REPO_ROOT = join(__dirname, '..', '..', '..', '..');
  * import. Typed linting is off (the probe file is in no tsconfig), and only `ruleId` runs.
  */
 export function lintMessages(code: string, filePath: string, ruleId: string): string[] {
+  ensureProjectGraph();
   const script = `
     import { ESLint } from 'eslint';
     const [code, filePath, ruleId] = process.argv.slice(1);
@@ -26,4 +27,14 @@ export function lintMessages(code: string, filePath: string, ruleId: string): st
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   return JSON.parse(out) as string[];
+}
+
+let projectGraphReady = false;
+
+/** Nx's boundary rule reads the cached project graph and skips itself without one (a fresh checkout): make it once. */
+function ensureProjectGraph(): void {
+  if (!projectGraphReady) {
+    execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'nx'), ['show', 'projects'], { cwd: REPO_ROOT, stdio: 'ignore' });
+    projectGraphReady = true;
+  }
 }
