@@ -5,6 +5,7 @@ import { RateLimiter, rateLimitHeaders } from '@wrs/messaging';
 import { rateLimitRejections } from '@wrs/observability';
 import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
+import { RATE_LIMIT_RIDER, type RateLimitRider } from './rate-limit-rider';
 import { EffectiveLimits } from './workspace-limits';
 
 export const RATE_LIMIT_FAILURES = Symbol('RATE_LIMIT_FAILURES');
@@ -31,16 +32,24 @@ export class RateLimitGuard implements CanActivate {
     const req = http.getRequest<Request>();
     const principal = authOf(req);
     const limits = await this.limits.for(principal.workspaceId);
-    const decision = await this.limiter.check([
-      { name: 'workspace', key: `ws:${principal.workspaceId}`, limit: limits.requestsPerMinute, windowSeconds: 60 },
-      { name: 'token', key: `tok:${principal.tokenId}`, limit: limits.tokenRequestsPerMinute, windowSeconds: 60 },
-    ]);
+    const rider = this.reflector.get<RateLimitRider | undefined>(RATE_LIMIT_RIDER, context.getHandler());
+    const work = rider?.work(req, this.limiter.prefix);
+    const decision = await this.limiter.check(
+      [
+        { name: 'workspace', key: `ws:${principal.workspaceId}`, limit: limits.requestsPerMinute, windowSeconds: 60 },
+        { name: 'token', key: `tok:${principal.tokenId}`, limit: limits.tokenRequestsPerMinute, windowSeconds: 60 },
+      ],
+      rider && work ? { script: rider.script, ...work } : undefined,
+    );
     if (!decision) {
       this.onFailOpen();
       return true;
     }
-    const headers = rateLimitHeaders(decision);
     const res = http.getResponse<Response>();
+    if (rider && decision.rider !== undefined) {
+      this.handOver(rider, req, res, decision.rider);
+    }
+    const headers = rateLimitHeaders(decision);
     for (const [name, value] of Object.entries(headers)) {
       res.setHeader(name, value);
     }
@@ -52,5 +61,17 @@ export class RateLimitGuard implements CanActivate {
       });
     }
     return true;
+  }
+
+  /** The rider's answer to the route; what it must release is released when the answer goes out without the route (a refused body). */
+  private handOver(rider: RateLimitRider, req: Request, res: Response, reply: unknown): void {
+    const release = rider.accept(req, reply);
+    if (release.length > 0) {
+      res.once('close', () => {
+        if (!rider.taken(req)) {
+          void this.limiter.forget(release);
+        }
+      });
+    }
   }
 }

@@ -6,49 +6,76 @@ import { LuaScript } from './lua-script';
  * allowed only if every policy allows it, and then counts against all of them; a refused request
  * counts against none. Time comes from Redis itself, so every replica shares one clock.
  */
-const GCRA = new LuaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local n = #KEYS
-local tats = {}
-local wait = 0
-for i = 1, n do
-  local limit = tonumber(ARGV[2 * i - 1])
-  local window = tonumber(ARGV[2 * i])
-  local interval = window / limit
-  local tat = tonumber(redis.call('GET', KEYS[i]) or now)
-  if tat < now then tat = now end
-  local new_tat = tat + interval
-  local allow_at = new_tat - window
-  if now < allow_at and allow_at - now > wait then wait = allow_at - now end
-  tats[i] = new_tat
-end
-local result = {}
-if wait > 0 then
-  table.insert(result, 0)
-  table.insert(result, wait)
-else
-  table.insert(result, 1)
-  table.insert(result, 0)
-end
-for i = 1, n do
-  local limit = tonumber(ARGV[2 * i - 1])
-  local window = tonumber(ARGV[2 * i])
-  local interval = window / limit
-  local tat = tats[i]
-  if wait > 0 then
-    tat = tonumber(redis.call('GET', KEYS[i]) or now)
+const GCRA_FUNCTION = `
+local function gcra(keys, argv)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local n = #keys
+  local tats = {}
+  local wait = 0
+  for i = 1, n do
+    local limit = tonumber(argv[2 * i - 1])
+    local window = tonumber(argv[2 * i])
+    local interval = window / limit
+    local tat = tonumber(redis.call('GET', keys[i]) or now)
     if tat < now then tat = now end
-  else
-    redis.call('SET', KEYS[i], tat, 'PX', math.ceil(tat - now) + 1)
+    local new_tat = tat + interval
+    local allow_at = new_tat - window
+    if now < allow_at and allow_at - now > wait then wait = allow_at - now end
+    tats[i] = new_tat
   end
-  local remaining = math.floor((now + window - tat) / interval)
-  if remaining < 0 then remaining = 0 end
-  table.insert(result, remaining)
-  table.insert(result, math.ceil((tat - now) / 1000))
+  local result = {}
+  if wait > 0 then
+    table.insert(result, 0)
+    table.insert(result, wait)
+  else
+    table.insert(result, 1)
+    table.insert(result, 0)
+  end
+  for i = 1, n do
+    local limit = tonumber(argv[2 * i - 1])
+    local window = tonumber(argv[2 * i])
+    local interval = window / limit
+    local tat = tats[i]
+    if wait > 0 then
+      tat = tonumber(redis.call('GET', keys[i]) or now)
+      if tat < now then tat = now end
+    else
+      redis.call('SET', keys[i], tat, 'PX', math.ceil(tat - now) + 1)
+    end
+    local remaining = math.floor((now + window - tat) / interval)
+    if remaining < 0 then remaining = 0 end
+    table.insert(result, remaining)
+    table.insert(result, math.ceil((tat - now) / 1000))
+  end
+  return result
 end
-return result
-`);
+`;
+
+const GCRA = new LuaScript(`${GCRA_FUNCTION}return gcra(KEYS, ARGV)`);
+
+/**
+ * The rate-limit script with a route's own Redis work in the same round trip: `riderFunction` defines
+ * `local function rider(keys, argv)`, run only when the request is allowed, its table answered beside
+ * the decision. ARGV[1] says how many of the keys are the policies'.
+ */
+export function rateLimitedScript(riderFunction: string): LuaScript {
+  return new LuaScript(`${GCRA_FUNCTION}${riderFunction}
+local n = tonumber(ARGV[1])
+local pk, pa, rk, ra = {}, {}, {}, {}
+for i = 1, #KEYS do if i <= n then pk[#pk + 1] = KEYS[i] else rk[#rk + 1] = KEYS[i] end end
+for i = 2, #ARGV do if i <= 2 * n + 1 then pa[#pa + 1] = ARGV[i] else ra[#ra + 1] = ARGV[i] end end
+local decided = gcra(pk, pa)
+if decided[1] == 1 then return {decided, rider(rk, ra)} end
+return {decided}`);
+}
+
+/** A route's Redis work for one request, done in the rate limit's round trip (see rateLimitedScript). */
+export interface RateRider {
+  readonly script: LuaScript;
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+}
 
 export interface RatePolicy {
   /** Shown in the RateLimit headers, e.g. `workspace` or `token`. */
@@ -60,6 +87,8 @@ export interface RatePolicy {
 
 export interface RateDecision {
   readonly allowed: boolean;
+  /** The rider's answer, when one rode along and the request was allowed. */
+  readonly rider?: unknown;
   /** Seconds until the request would be allowed (0 when allowed). */
   readonly retryAfterSeconds: number;
   readonly policies: readonly (RatePolicy & { remaining: number; resetSeconds: number })[];
@@ -71,18 +100,24 @@ export class RateLimiter {
 
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    /** Of every key the limiter writes (riders name theirs with it too). */
+    readonly prefix: string,
   ) {}
 
   /** Null when Redis is unreachable: the caller lets the request through (fail open). */
-  async check(policies: readonly RatePolicy[]): Promise<RateDecision | null> {
+  async check(policies: readonly RatePolicy[], rider?: RateRider): Promise<RateDecision | null> {
+    const keys = policies.map((p) => `${this.prefix}:rate:${p.key}`);
+    const args = policies.flatMap((p) => [p.limit, p.windowSeconds * 1000]);
     let raw: unknown;
+    let riderReply: unknown;
     try {
-      raw = await GCRA.run(
-        this.redis,
-        policies.map((p) => `${this.prefix}:rate:${p.key}`),
-        policies.flatMap((p) => [p.limit, p.windowSeconds * 1000]),
-      );
+      if (rider) {
+        const reply = (await rider.script.run(this.redis, [...keys, ...rider.keys], [policies.length, ...args, ...rider.args])) as unknown[];
+        raw = reply[0];
+        riderReply = reply[1];
+      } else {
+        raw = await GCRA.run(this.redis, keys, args);
+      }
     } catch {
       this.failOpenCount++;
       return null;
@@ -92,7 +127,17 @@ export class RateLimiter {
       allowed: values[0] === 1,
       retryAfterSeconds: Math.ceil((values[1] ?? 0) / 1000),
       policies: policies.map((p, i) => ({ ...p, remaining: values[2 + 2 * i] ?? 0, resetSeconds: values[3 + 2 * i] ?? 0 })),
+      ...(riderReply !== undefined ? { rider: riderReply } : {}),
     };
+  }
+
+  /** Deletes keys a rider left (a lock nobody took); a failure leaves them to their expiry. */
+  async forget(keys: readonly string[]): Promise<void> {
+    try {
+      await this.redis.del(...keys);
+    } catch {
+      // They expire by themselves.
+    }
   }
 }
 

@@ -10,12 +10,34 @@ export type LockResult = 'acquired' | 'held-by-another' | 'cache-unavailable';
 export type BeginResult = { readonly finished: IdempotencyClaim } | { readonly lock: LockResult; readonly activeRuns?: number | undefined };
 
 /** The finished claim if there is one, else the lock if free and the active-runs count: one round trip. */
-const BEGIN_SCRIPT = new LuaScript(`
-local done = redis.call('GET', KEYS[1])
-if done then return {'finished', done} end
-local active = redis.call('GET', KEYS[3])
-if redis.call('SET', KEYS[2], '1', 'PX', ARGV[1], 'NX') then return {'acquired', active} end
-return {'held', active}`);
+export const BEGIN_FUNCTION = `
+local function begin(keys, argv)
+  local done = redis.call('GET', keys[1])
+  if done then return {'finished', done} end
+  local active = redis.call('GET', keys[3])
+  if redis.call('SET', keys[2], '1', 'PX', argv[1], 'NX') then return {'acquired', active} end
+  return {'held', active}
+end
+`;
+
+const BEGIN_SCRIPT = new LuaScript(`${BEGIN_FUNCTION}return begin(KEYS, ARGV)`);
+
+/** How long a create's lock stands: longer than a request normally takes (JetStream answers in ms, times out at 5 s), short enough that a retry after a crash does not wait long. */
+export const IDEMPOTENCY_LOCK_MS = 5_000;
+
+/** The keys a create's begin reads and writes: finished claim, lock, active-runs count. */
+export function beginKeys(prefix: string, workspaceId: string, keyHash: string): [string, string, string] {
+  return [`${prefix}:idem:done:${workspaceId}:${keyHash}`, `${prefix}:idem:lock:${workspaceId}:${keyHash}`, `${prefix}:quota:active:${workspaceId}`];
+}
+
+/** The begin script's answer. */
+export function beginResultOf(reply: [string, (string | null)?]): BeginResult {
+  if (reply[0] === 'finished' && reply[1]) {
+    return { finished: JSON.parse(reply[1]) as IdempotencyClaim };
+  }
+  const activeRuns = typeof reply[1] === 'string' ? Number(reply[1]) : undefined;
+  return { lock: reply[0] === 'acquired' ? 'acquired' : 'held-by-another', activeRuns };
+}
 
 /** Records the finished claim, releases the lock and, for a new run, counts it where a count is kept. */
 const FINISH_SCRIPT = new LuaScript(`
@@ -38,46 +60,31 @@ export class IdempotencyCache {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly retentionMs: number,
-    // Longer than a request normally takes (JetStream answers in ms; its timeout is 5 s), short enough
-    // that a retry after a crashed request is not kept waiting long.
-    private readonly lockMs = 5_000,
+    private readonly lockMs = IDEMPOTENCY_LOCK_MS,
   ) {}
 
   async begin(workspaceId: string, keyHash: string): Promise<BeginResult> {
-    const keys = [this.key('done', workspaceId, keyHash), this.key('lock', workspaceId, keyHash), this.activeRunsKey(workspaceId)];
-    const reply = await this.attempt(() => BEGIN_SCRIPT.run(this.redis, keys, [this.lockMs]) as Promise<[string, (string | null)?]>, undefined);
-    if (reply === undefined) {
-      return { lock: 'cache-unavailable' };
-    }
-    if (reply[0] === 'finished' && reply[1]) {
-      return { finished: JSON.parse(reply[1]) as IdempotencyClaim };
-    }
-    const activeRuns = typeof reply[1] === 'string' ? Number(reply[1]) : undefined;
-    return { lock: reply[0] === 'acquired' ? 'acquired' : 'held-by-another', activeRuns };
+    const reply = await this.attempt(
+      () => BEGIN_SCRIPT.run(this.redis, beginKeys(this.prefix, workspaceId, keyHash), [this.lockMs]) as Promise<[string, (string | null)?]>,
+      undefined,
+    );
+    return reply === undefined ? { lock: 'cache-unavailable' } : beginResultOf(reply);
   }
 
   /** Records the finished claim and releases the lock (and counts a new run); false if Redis could not be told. */
   async finish(workspaceId: string, keyHash: string, claim: IdempotencyClaim, newRun: boolean): Promise<boolean> {
-    const keys = [this.key('done', workspaceId, keyHash), this.key('lock', workspaceId, keyHash), this.activeRunsKey(workspaceId)];
+    const keys = beginKeys(this.prefix, workspaceId, keyHash);
     const done = await this.attempt(() => FINISH_SCRIPT.run(this.redis, keys, [JSON.stringify(claim), this.retentionMs, newRun ? '1' : '0']), null);
     return done !== null;
   }
 
   /** Sets the workspace's count of unfinished runs (from Postgres) for `ttlMs`; a failure only means the next create counts again. */
   async setActiveRuns(workspaceId: string, count: number, ttlMs: number): Promise<void> {
-    await this.attempt(() => this.redis.set(this.activeRunsKey(workspaceId), count, 'PX', ttlMs), null);
+    await this.attempt(() => this.redis.set(beginKeys(this.prefix, workspaceId, '')[2], count, 'PX', ttlMs), null);
   }
 
   async unlock(workspaceId: string, keyHash: string): Promise<void> {
-    await this.attempt(() => this.redis.del(this.key('lock', workspaceId, keyHash)), 0);
-  }
-
-  private activeRunsKey(workspaceId: string): string {
-    return `${this.prefix}:quota:active:${workspaceId}`;
-  }
-
-  private key(kind: 'lock' | 'done', workspaceId: string, keyHash: string): string {
-    return `${this.prefix}:idem:${kind}:${workspaceId}:${keyHash}`;
+    await this.attempt(() => this.redis.del(beginKeys(this.prefix, workspaceId, keyHash)[1]), 0);
   }
 
   private async attempt<T, F>(operation: () => Promise<T>, fallback: F): Promise<T | F> {

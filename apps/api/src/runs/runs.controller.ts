@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
+import { RideRateLimit } from '@wrs/limits';
 import { idempotentReplays, runsCreated } from '@wrs/observability';
 import type { Immutable, RunList, RunResource } from '@wrs/contracts/types';
 import type { RunView } from '@wrs/domain';
@@ -9,6 +10,7 @@ import type { Request, Response } from 'express';
 import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
 import { cancelAfterSeconds } from './cancel-after';
+import { createBeginRider, takeBegunAhead } from './create-begin-rider';
 import { preferredWaitSeconds } from './prefer-wait';
 import { RunWaits } from './run-waits';
 import { RunsService } from './runs.service';
@@ -40,6 +42,7 @@ export class RunsController {
   }
 
   @Post()
+  @RideRateLimit(createBeginRider)
   async create(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -49,7 +52,7 @@ export class RunsController {
     @Body() body: CreateRunDto,
   ): Promise<Immutable<RunResource>> {
     const key = requireIdempotencyKey(idempotencyKey);
-    const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body, cancelAfterSeconds(cancelAfter));
+    const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body, cancelAfterSeconds(cancelAfter), takeBegunAhead(req, key));
     if (replayed) {
       idempotentReplays.inc();
     } else {

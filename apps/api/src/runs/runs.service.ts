@@ -9,7 +9,7 @@ import { rateLimitRejections } from '@wrs/observability';
 import { ProblemError } from '@wrs/problem';
 import { ActiveRunsQuota } from './active-runs-quota';
 import type { CreateRunDto } from './create-run.dto';
-import { IdempotencyCache } from './idempotency-cache';
+import { IdempotencyCache, type BeginResult } from './idempotency-cache';
 import { canonicalize, fingerprintOf, sha256Hex } from './idempotency-key';
 import { pendingRun, type CreateRun } from './pending-run';
 import { UnprojectedRuns } from './unprojected-runs';
@@ -45,6 +45,8 @@ export class RunsService {
     body: CreateRunDto,
     /** `Cancel-After`, in seconds: part of the request, so part of its fingerprint. */
     cancelAfter?: number,
+    /** The begin, when the rate limit's round trip did it (createBeginRider). */
+    begunAhead?: BeginResult,
   ): Promise<CreateRunOutcome> {
     const placement = checkRequestedPlacement(this.offers, body.provider, body.region);
     if (!placement.ok) {
@@ -57,7 +59,7 @@ export class RunsService {
     const fingerprint = cancelAfter === undefined ? fingerprintOf(canonical) : fingerprintOf({ body: canonical, cancelAfter });
     const keyHash = sha256Hex(idempotencyKey);
     // One Redis round trip: the finished claim, else the lock and the workspace's kept count of unfinished runs.
-    const begun = await this.cache.begin(workspaceId, keyHash);
+    const begun = begunAhead ?? (await this.cache.begin(workspaceId, keyHash));
     if ('finished' in begun) {
       return this.replay(begun.finished, fingerprint, workspaceId, idempotencyKey, canonical, cancelAfter);
     }
