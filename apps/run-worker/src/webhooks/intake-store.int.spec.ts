@@ -43,11 +43,15 @@ describe('IntakeStore against real Postgres', () => {
     );
     expect(await store.take('intake', [started(3, 'quiet'), started(4, 'loud')])).toBe(1);
     expect(await store.cursor('intake')).toBe(4);
+    // A kind no endpoint is sent (a dispatch) owes nothing, even in a workspace with an endpoint.
+    const dispatched: StreamRunEvent = { ...started(5, 'loud'), event: { type: 'run.dispatched', data: { placement: { provider: 'simulator', region: 'local-1', reason: 'test', candidates: [] }, at: new Date().toISOString() } } };
+    expect(await store.take('intake', [dispatched])).toBe(0);
+    expect(await store.cursor('intake')).toBe(4);
 
-    await store.take('intake', [started(5, 'quiet')]);
+    await store.take('intake', [started(6, 'quiet')]);
     expect(await store.cursor('intake')).toBe(4);
     now += 1_000;
-    await store.take('intake', [started(6, 'quiet')]);
-    expect(await store.cursor('intake')).toBe(6);
+    await store.take('intake', [started(7, 'quiet')]);
+    expect(await store.cursor('intake')).toBe(7);
   });
 });

@@ -37,8 +37,10 @@ export class IntakeStore {
     if (!last) {
       return 0;
     }
-    // Events of workspaces without endpoints cost one read, not a transaction and its commit per batch.
-    if (this.now() - this.cursorWrittenAt < IDLE_CURSOR_WRITE_MS && !(await this.anyEndpoint(events))) {
+    // Events that owe nothing (no kind an endpoint takes, or no endpoint in their workspace) cost at
+    // most one read, not a transaction and its commit per batch.
+    const owing = events.filter((e) => owedBy(e) !== null);
+    if (this.now() - this.cursorWrittenAt < IDLE_CURSOR_WRITE_MS && (owing.length === 0 || !(await this.anyEndpoint(owing)))) {
       return 0;
     }
     const taken = await this.db.transaction(async (m) => {
