@@ -92,7 +92,12 @@ describe('webhook delivery', () => {
     expect(distinct.map(typeOf)).toEqual(['run.started', 'run.logs', 'run.completed']);
     const lines = (JSON.parse(distinct[1]!.body) as { data: { lines: { line: string }[] } }).data.lines.map((l) => l.line);
     expect(lines).toEqual(['line 0', 'line 1', 'line 2']);
-    expect((await h.deliveries('ws-order', failing.id)).map((d) => d.status)).toEqual(['delivered', 'delivered', 'delivered']);
+    // The sender records a success after the receiver has answered: wait for the record.
+    const statuses = await eventually(async () => {
+      const recorded = (await h.deliveries('ws-order', failing.id)).map((d) => d.status);
+      return recorded.every((status) => status === 'delivered') ? recorded : undefined;
+    });
+    expect(statuses).toEqual(['delivered', 'delivered', 'delivered']);
   });
 
   it('never follows a redirect: the attempt fails with the 302 recorded', async () => {
