@@ -1,4 +1,4 @@
-import type { Figure } from './scenarios';
+import type { Figure } from './figure';
 import { describeTarget } from './target';
 
 const WIDTH = 900;

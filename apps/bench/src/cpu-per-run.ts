@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { Figure } from './scenarios';
+import type { Figure } from './figure';
 import { median, round } from './stats';
 import { atMost } from './target';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { migrate, openDatabase, RunQueries } from '@wrs/persistence';
 import { Client } from 'pg';
-import type { Figure } from './scenarios';
+import type { Figure } from './figure';
 import { percentile, round } from './stats';
 import { below } from './target';
 

@@ -1,4 +1,4 @@
-import type { Figure } from './scenarios';
+import type { Figure } from './figure';
 import { describeTarget, verdictOf } from './target';
 
 /** results.md's table: each figure, its same-run baseline and ratio, its target and the bench's verdict. */

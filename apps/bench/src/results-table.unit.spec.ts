@@ -1,5 +1,5 @@
 import { resultsTable, verdictSummary } from './results-table';
-import type { Figure } from './scenarios';
+import type { Figure } from './figure';
 import { atLeast, below } from './target';
 
 const figures: Figure[] = [

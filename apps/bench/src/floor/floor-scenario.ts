@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { loadWithCpu, type HttpLoad } from '../http-load';
-import type { Figure } from '../scenarios';
+import type { Figure } from '../figure';
 import { atMost } from '../target';
 import { round } from '../stats';
 import type { FloorProcess } from './floor-process';
+
+/** The api process and the floor's matching load, to set a create or read against the framework floor. */
+export interface FloorComparison {
+  readonly apiPid: number;
+  readonly floor: HttpLoad;
+}
 
 /** The floor's two answers, each measured like the api's create and read. */
 export interface FloorLoads {

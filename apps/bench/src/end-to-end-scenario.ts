@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { connect } from '@nats-io/transport-node';
+import { CREATE_BODY } from './create-scenario';
+import type { CpuUsage } from './cpu-usage';
+import { perRun } from './cpu-per-run';
+import type { Figure } from './figure';
+import { firstEvent, postJson } from './light-http';
+import { percentile, round } from './stats';
+import { below } from './target';
+
+/**
+ * Create-to-first-event through the whole stack at a steady rate, against raw NATS pub-to-sub: the
+ * create straight to the api, the stream straight to the relay (as an ingress routes them), after a
+ * second of warm-up at the same rate. Also its two halves (the create's answer, then the stream's
+ * first event), so a queue shows where it is.
+ */
+export async function endToEnd(
+  apiUrl: string,
+  relayUrl: string,
+  token: string,
+  natsUrl: string,
+  perSecond: number,
+  seconds: number,
+  measureCpu: () => CpuUsage,
+  judgeLatency: boolean,
+): Promise<{ figures: Figure[]; cpuPerRun: Map<string, number> }> {
+  const auth = { authorization: `Bearer ${token}` };
+  const steady = async (count: number): Promise<{ total: number[]; answers: number[]; firstEvents: number[]; failed: number }> => {
+    const out = { total: [] as number[], answers: [] as number[], firstEvents: [] as number[], failed: 0 };
+    const interval = 1000 / perSecond;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        await new Promise((r) => setTimeout(r, Math.max(0, t0 + i * interval - performance.now())));
+        try {
+          const started = performance.now();
+          const created = await postJson(`${apiUrl}/runs`, { ...auth, 'idempotency-key': randomUUID() }, CREATE_BODY);
+          if (created.status !== 201) {
+            throw new Error(`create answered ${created.status}`);
+          }
+          const answered = performance.now();
+          await firstEvent(`${relayUrl}/runs/${(created.json as { id: string }).id}/events`, auth);
+          const done = performance.now();
+          out.total.push(done - started);
+          out.answers.push(answered - started);
+          out.firstEvents.push(done - answered);
+        } catch {
+          out.failed++;
+        }
+      }),
+    );
+    return out;
+  };
+  await steady(perSecond); // warm-up
+  const cpu = measureCpu();
+  const { total, answers, firstEvents, failed } = await steady(perSecond * seconds);
+  // The runs' lives go on a little after their first events: let the worker finish them.
+  await new Promise((r) => setTimeout(r, 3000));
+  const cpuPerRun = perRun(cpu.since(), perSecond * seconds);
+  const raw = await rawNatsLatency(natsUrl, 500);
+  const at = `at ${perSecond} runs/s`;
+  const figures: Figure[] = [
+    { scenario: 'end-to-end', metric: `create-to-first-event p50 ${at}`, value: round(percentile(total, 50)), unit: 'ms', baseline: { what: 'raw NATS publish-to-subscriber p50', value: round(percentile(raw, 50), 3) }, ...(judgeLatency ? { target: below(20) } : {}) },
+    { scenario: 'end-to-end', metric: `create-to-first-event p99 ${at}`, value: round(percentile(total, 99)), unit: 'ms', baseline: { what: 'raw NATS publish-to-subscriber p99', value: round(percentile(raw, 99), 3) }, ...(judgeLatency ? { target: below(100) } : {}) },
+    { scenario: 'end-to-end', metric: `of which the create's answer, p50 ${at}`, value: round(percentile(answers, 50)), unit: 'ms' },
+    { scenario: 'end-to-end', metric: `of which the create's answer, p99 ${at}`, value: round(percentile(answers, 99)), unit: 'ms' },
+    { scenario: 'end-to-end', metric: `of which answer to first event, p50 ${at}`, value: round(percentile(firstEvents, 50)), unit: 'ms' },
+    { scenario: 'end-to-end', metric: `of which answer to first event, p99 ${at}`, value: round(percentile(firstEvents, 99)), unit: 'ms' },
+    { scenario: 'end-to-end', metric: `runs that failed (create not 201, or no first event) ${at}`, value: failed, unit: 'count' },
+  ];
+  return { figures, cpuPerRun };
+}
+
+async function rawNatsLatency(natsUrl: string, samples: number): Promise<number[]> {
+  const nc = await connect({ servers: natsUrl });
+  const subject = `bench.latency.${randomUUID()}`;
+  const out: number[] = [];
+  const sub = nc.subscribe(subject);
+  const done = (async () => {
+    for await (const m of sub) {
+      out.push(performance.now() - Number(m.string()));
+      if (out.length >= samples) {
+        break;
+      }
+    }
+  })();
+  for (let i = 0; i < samples; i++) {
+    nc.publish(subject, String(performance.now()));
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await done;
+  await nc.close();
+  return out;
+}
