@@ -1,7 +1,7 @@
-import { Controller, Get, Inject, Param, Query, Req, Res, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Param, Query, Req, Res, type BeforeApplicationShutdown } from '@nestjs/common';
 import { authOf, type Principal } from '@wrs/auth';
 import { rateLimitRejections, sseEventsSent, sseOpenStreams } from '@wrs/observability';
-import { ProblemError } from '@wrs/problem';
+import { ProblemError, requestIdOf } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CredentialWatch, type CredentialEndReason } from './credential-watch';
 import { deliverObserved } from './event-delivery';
@@ -24,6 +24,8 @@ export interface RelayOptions {
 
 @Controller('runs')
 export class RunEventsController implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('RunEventsController');
+
   constructor(
     private readonly streams: RunEventStreams,
     private readonly credentials: CredentialWatch,
@@ -51,7 +53,9 @@ export class RunEventsController implements BeforeApplicationShutdown {
         rateLimitRejections.inc({ limit: 'event_streams' });
         throw new ProblemError('too_many_streams', { headers: { 'Retry-After': '5' }, params: { limit: opened.limit } });
       case 'stream':
-        await this.pipe(res, principal, opened.stream);
+        // Not awaited: Express's and Nest's handlers of the request finish now rather than living as long
+        // as the stream (about 3 KiB per idle stream). A failure once streaming is logged and ends it.
+        void this.pipe(res, principal, opened.stream).catch((error: unknown) => this.streamFailed(req, res, error));
         return;
       default: {
         const unexpected: never = opened;
@@ -99,6 +103,12 @@ export class RunEventsController implements BeforeApplicationShutdown {
       }
       sse.end();
     }
+  }
+
+  private streamFailed(req: Request, res: Response, error: unknown): void {
+    const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched route';
+    this.logger.error(`stream failed on ${req.method} ${route} (request ${requestIdOf(req)}): ${error instanceof Error ? error.stack : String(error)}`);
+    res.end();
   }
 
   /** SIGTERM: end every stream cleanly (clients reconnect with Last-Event-ID elsewhere). */
