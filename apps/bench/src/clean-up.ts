@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { Client } from 'pg';
+import { dropSchema } from '@wrs/testing';
 
 /** A bench namespace's streams and schema go away with it. */
 export async function cleanUp(natsUrl: string, databaseUrl: string, namespace: string): Promise<void> {
@@ -13,8 +13,5 @@ export async function cleanUp(natsUrl: string, databaseUrl: string, namespace: s
     }
   }
   await nc.close();
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`);
-  await client.end();
+  await dropSchema(databaseUrl, namespace);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { migrate, openDatabase, RunQueries } from '@wrs/persistence';
-import { Client } from 'pg';
+import { dropSchema } from '@wrs/testing';
 import type { Figure } from './figure';
 import { percentile, round } from './stats';
 import { below } from './target';
@@ -109,16 +109,6 @@ function figure(metric: string, { times, shown }: Timing): Figure {
     unit: 'ms',
     target: below(TARGET_MS),
   };
-}
-
-async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
 }
 
 /**

@@ -48,7 +48,8 @@ async function deleteStreams(natsUrl: string, namespace: string): Promise<void> 
   }
 }
 
-async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+/** Drops a Postgres schema and everything in it, if it exists. */
+export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
