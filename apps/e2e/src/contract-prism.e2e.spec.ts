@@ -2,40 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { eventually, prismProblems, prismViolationsOf, startPrismProxy, type PrismProxy } from '@wrs/testing';
+import {
+  eventually,
+  prismProblems,
+  prismViolationsOf,
+  sendRequest,
+  startPrismProxy,
+  type CallOptions,
+  type ObservedResponse,
+  type PrismProxy,
+} from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const CONTRACT = join(__dirname, '..', '..', '..', 'libs', 'contracts', 'openapi.yaml');
 
-interface Exchange {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  readonly body: unknown;
-}
 type Run = { id: string; state: string; terminal: boolean; version: number };
-interface Call {
-  readonly token?: string;
-  readonly headers?: Record<string, string>;
-  /** A value sent as JSON, or a raw string sent as it is. */
-  readonly body?: unknown;
-}
 
 /** One request through Prism; any violation Prism reports for it fails the test at once. */
-async function through(proxy: PrismProxy, method: string, path: string, call: Call = {}): Promise<Exchange> {
-  const headers: Record<string, string> = { ...call.headers };
-  if (call.token) {
-    headers['authorization'] = `Bearer ${call.token}`;
-  }
-  let body: string | undefined;
-  if (call.body !== undefined) {
-    body = typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
-    headers['content-type'] ??= 'application/json';
-  }
-  const res = await fetch(`${proxy.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  const exchange = { status: res.status, headers: res.headers, text, body: parseJson(text) };
-  expect({ call: `${method} ${path}`, violations: prismViolationsOf(res.headers, exchange.body) }).toEqual({
+async function through(proxy: PrismProxy, method: string, path: string, call: CallOptions = {}): Promise<ObservedResponse> {
+  const exchange = await sendRequest(method, `${proxy.url}${path}`, call);
+  expect({ call: `${method} ${path}`, violations: prismViolationsOf(exchange.headers, exchange.body) }).toEqual({
     call: `${method} ${path}`,
     violations: [],
   });
@@ -130,7 +116,7 @@ describe('the contract, checked by Prism (an independent validator) in front of 
 
   it('answers errors as the contract declares them', async () => {
     const unknown = randomUUID();
-    const cases: [PrismProxy, string, string, Call, number][] = [
+    const cases: [PrismProxy, string, string, CallOptions, number][] = [
       [strict, 'GET', `/runs/${unknown}`, { token }, 404],
       [strict, 'GET', `/runs/${unknown}/events`, { token }, 404],
       [strict, 'POST', `/runs/${unknown}:cancel`, { token }, 404],
@@ -214,11 +200,3 @@ describe('the Prism check itself', () => {
     expect(prismProblems(proxy.output()).join('\n')).not.toContain('/runs/good');
   });
 });
-
-function parseJson(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
-}

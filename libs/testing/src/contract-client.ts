@@ -25,21 +25,26 @@ export class ContractClient {
     if (named !== template) {
       throw new Error(`${method} ${path} names ${named ? `the operation ${method} ${named}` : 'no operation of the contract'}, not ${operation}`);
     }
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) {
-      headers['authorization'] = `Bearer ${options.token}`;
-    }
-    let body: string | undefined;
-    if (options.body !== undefined) {
-      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await res.text();
-    const observed: ObservedResponse = { status: res.status, headers: res.headers, text, body: parseJsonOrUndefined(text) };
+    const observed = await sendRequest(method, `${this.baseUrl}${path}`, options);
     validator.assertResponse(method, template, observed);
     return observed;
   }
+}
+
+/** One request over a real socket (fetch), the answer read whole and its body parsed as JSON where it is JSON. */
+export async function sendRequest(method: string, url: string, options: CallOptions = {}): Promise<ObservedResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) {
+    headers['authorization'] = `Bearer ${options.token}`;
+  }
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: parseJsonOrUndefined(text) };
 }
 
 export function contractValidator(): ContractValidator {
