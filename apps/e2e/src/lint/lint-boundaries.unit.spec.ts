@@ -20,6 +20,12 @@ describe('lint enforces the module boundaries', () => {
       expect(restricted(importTesting, `apps/${app}/src/probe.int.spec.ts`)).toEqual([]);
       expect(restricted(importTesting, `apps/${app}/src/probe.testing.ts`)).toEqual([]);
     }
+    // Nor by a dynamic import, nor through a lib they ship with; a lib's tests may.
+    const boundaries = (code: string, filePath: string): string[] => lintMessages(code, filePath, '@nx/enforce-module-boundaries');
+    expect(boundaries("export const helpers = () => import('@wrs/testing');\n", 'apps/api/src/probe.ts')).toHaveLength(1);
+    expect(boundaries(importTesting, 'libs/edge/src/probe.ts')).toHaveLength(1);
+    expect(boundaries(importTesting, 'libs/edge/src/probe.int.spec.ts')).toEqual([]);
+    expect(boundaries(importTesting, 'apps/api/src/probe.testing.ts')).toEqual([]);
   });
 
   it("one app's libs are not imported by another app or by a shared lib", () => {
