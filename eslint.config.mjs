@@ -32,6 +32,13 @@ export const CONTRACT_TYPES_ONLY = [
   },
 ];
 
+/** A dynamic import or require loads a module all the same, and no-restricted-imports sees only static imports. */
+export const NO_DYNAMIC_LOADING = [
+  'error',
+  { selector: 'ImportExpression', message: 'No dynamic import here: the import restrictions check static imports only.' },
+  { selector: "CallExpression[callee.name='require']", message: 'No require here: the import restrictions check static imports only.' },
+];
+
 /** Which project may import which, by tag (checked by lint-boundaries.unit.spec.ts). */
 const BOUNDARIES = {
   enforceBuildableLibDependency: false,
@@ -91,8 +98,11 @@ export default tseslint.config(
       '@nx/enforce-module-boundaries': ['error', BOUNDARIES],
     },
   },
-  { files: ['libs/domain/src/**/*.ts'], rules: { 'no-restricted-imports': DOMAIN_RESTRICTED_IMPORTS } },
-  { files: ['libs/client/src/**/*.ts', 'apps/console/src/**/*.ts'], rules: { '@typescript-eslint/no-restricted-imports': CONTRACT_TYPES_ONLY } },
+  { files: ['libs/domain/src/**/*.ts'], rules: { 'no-restricted-imports': DOMAIN_RESTRICTED_IMPORTS, 'no-restricted-syntax': NO_DYNAMIC_LOADING } },
+  {
+    files: ['libs/client/src/**/*.ts', 'apps/console/src/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': CONTRACT_TYPES_ONLY, 'no-restricted-syntax': NO_DYNAMIC_LOADING },
+  },
   {
     files: ['apps/api/src/**/*.ts', 'apps/run-worker/src/**/*.ts', 'apps/stream-relay/src/**/*.ts', 'apps/gateway/src/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/*.testing.ts'],

@@ -11,6 +11,10 @@ describe('lint enforces the module boundaries', () => {
     expect(restricted("import { fold } from './run/run.state';\n", 'libs/domain/src/probe.ts')).toEqual([]);
     // Elsewhere the same import is allowed.
     expect(restricted("import { randomUUID } from 'node:crypto';\n", 'libs/messaging/src/probe.ts')).toEqual([]);
+    // Nor loaded at run time, which no-restricted-imports does not see.
+    const syntax = (code: string, filePath: string): string[] => lintMessages(code, filePath, 'no-restricted-syntax');
+    expect(syntax("export const fs = () => import('node:fs');\n", 'libs/domain/src/probe.ts')).toHaveLength(1);
+    expect(syntax("export const fs = () => require('node:fs') as unknown;\n", 'libs/domain/src/probe.ts')).toHaveLength(1);
   });
 
   it('deployable apps do not import the test helpers outside their tests', () => {
@@ -56,6 +60,11 @@ describe('lint enforces the module boundaries', () => {
       expect(boundaries(domainTypes, file)).toHaveLength(1);
     }
     expect(restricted("import { CONTRACT_VERSION } from '@wrs/contracts';\n", 'libs/client/src/probe.ts')).toHaveLength(1);
+    // Nor at run time: the contract lib reads files and is no part of the package or the bundle.
+    const syntax = (code: string, filePath: string): string[] => lintMessages(code, filePath, 'no-restricted-syntax');
+    for (const file of ['libs/client/src/probe.ts', 'apps/console/src/probe.ts']) {
+      expect(syntax("export const contract = () => import('@wrs/contracts');\n", file)).toHaveLength(1);
+    }
     // Elsewhere the contract types are a lib like any other: the pure domain does not import them.
     expect(boundaries(contractTypes, 'libs/domain/src/probe.ts')).toHaveLength(1);
   });
