@@ -52,7 +52,8 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
       headers: { 'idempotency-key': randomUUID(), ...(prefer ? { prefer } : {}) },
       body: { workload: { image: 'busybox' }, provider: 'auto', region: 'auto' },
     });
-  const get = (runId: string, prefer?: string) => api.client.call('GET /runs/{runId}', `/runs/${runId}`, { token, headers: prefer ? { prefer } : {} });
+  const get = (runId: string, prefer?: string) =>
+    api.client.call('GET /runs/{runId}', `/runs/${runId}`, { token, headers: prefer ? { prefer } : {} });
   const finish = async (runId: string): Promise<void> => {
     await store.append('ws-wait', runId, toTheEnd, await store.version('ws-wait', runId), randomUUID());
   };
@@ -80,6 +81,16 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('preference-applied')).toBe('wait=1');
     expect(res.body).toMatchObject({ id: runId, state: 'queued', terminal: false });
+  });
+
+  it('after N seconds the answer is the run as it is then, not as it was when the wait began', async () => {
+    const runId = idOf((await create()).body);
+    const waiting = get(runId, 'wait=2');
+    await waitUntil(() => api.deps.module.endings.waiting === 1);
+    await store.append('ws-wait', runId, toTheEnd.slice(0, 2), await store.version('ws-wait', runId), randomUUID());
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: runId, state: 'running', terminal: false });
   });
 
   it('POST with Prefer: wait answers 201 with the finished run when it ends within N', async () => {
@@ -117,7 +128,10 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
     const runIds = await Promise.all(Array.from({ length: 10 }, async () => idOf((await create()).body)));
     const controllers = runIds.map(() => new AbortController());
     const waits = runIds.map((runId, i) =>
-      fetch(`${api.url}/runs/${runId}`, { headers: { authorization: `Bearer ${token}`, prefer: 'wait=25' }, signal: controllers[i]!.signal }).catch(() => null),
+      fetch(`${api.url}/runs/${runId}`, {
+        headers: { authorization: `Bearer ${token}`, prefer: 'wait=25' },
+        signal: controllers[i]!.signal,
+      }).catch(() => null),
     );
     const endings = api.deps.module.endings;
     await waitUntil(() => endings.waiting === 10);

@@ -27,6 +27,11 @@ export class RunWaits {
       wait.drop();
       return current;
     }
-    return (await wait.ended) ? ((await this.unprojected.find(run.workspaceId, run.runId)) ?? current) : current;
+    const ended = await wait.ended;
+    if (!ended && clientGone.aborted) {
+      return current;
+    }
+    // Ended, or N seconds passed: the run as it is now (a run that did not end may still have moved on).
+    return (await this.unprojected.find(run.workspaceId, run.runId)) ?? current;
   }
 }
