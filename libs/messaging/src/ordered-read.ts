@@ -1,4 +1,12 @@
-import type { ConsumeOptions, ConsumerMessages, JetStreamClient, JetStreamManager, OrderedConsumerOptions } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  type ConsumeOptions,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type OrderedConsumerOptions,
+} from '@nats-io/jetstream';
+import type { StreamNames } from './names';
 
 /** How long the server keeps an ordered consumer nobody pulls from (a reader that died without closing). */
 const INACTIVE_THRESHOLD_MS = 30_000;
@@ -26,4 +34,20 @@ export async function consumeOrdered(
     })
     .catch(() => undefined);
   return messages;
+}
+
+/**
+ * Every run's events in stream order, from sequence `startSeq` or from the first stored event
+ * (`'first'`), on an ordered consumer that `consumeOrdered` deletes when closed.
+ */
+export function readRunEventsFrom(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  names: StreamNames,
+  startSeq: number | 'first',
+  consume?: ConsumeOptions,
+): Promise<ConsumerMessages> {
+  const from: Partial<OrderedConsumerOptions> =
+    startSeq === 'first' ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq };
+  return consumeOrdered(js, jsm, names.eventsStream, { filter_subjects: names.allRunEvents(), ...from }, consume);
 }

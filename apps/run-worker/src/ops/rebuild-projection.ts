@@ -1,6 +1,6 @@
-import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { consumeOrdered, runEventOf, type StreamNames, type StreamRunEvent } from '@wrs/messaging';
+import { readRunEventsFrom, runEventOf, type StreamNames, type StreamRunEvent } from '@wrs/messaging';
 import { refoldStoredRuns, RunProjection } from '@wrs/projection';
 import type { DataSource } from 'typeorm';
 
@@ -25,10 +25,7 @@ export async function rebuildProjection(nc: NatsConnection, db: DataSource, name
   const projection = new RunProjection(db);
   let events = 0;
   if (info.state.messages > 0) {
-    const messages = await consumeOrdered(jetstream(nc), jsm, names.eventsStream, {
-      filter_subjects: names.allRunEvents(),
-      deliver_policy: DeliverPolicy.All,
-    });
+    const messages = await readRunEventsFrom(jetstream(nc), jsm, names, 'first');
     let batch: StreamRunEvent[] = [];
     try {
       for await (const m of messages) {

@@ -1,5 +1,5 @@
-import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { consumeOrdered, runEventOf, type StreamNames, type StreamRunEvent } from '@wrs/messaging';
+import type { ConsumerMessages, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { readRunEventsFrom, runEventOf, type StreamNames, type StreamRunEvent } from '@wrs/messaging';
 import type { IntakeStore } from './intake-store';
 
 /** The most events recorded in one transaction. */
@@ -54,13 +54,7 @@ export class WebhookIntake {
 
   private async readFromCursor(): Promise<void> {
     const cursor = await this.store.cursor(this.options.name);
-    const messages = await consumeOrdered(
-      this.js,
-      this.jsm,
-      this.names.eventsStream,
-      { filter_subjects: this.names.allRunEvents(), deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: cursor + 1 },
-      { max_messages: 1024 },
-    );
+    const messages = await readRunEventsFrom(this.js, this.jsm, this.names, cursor + 1, { max_messages: 1024 });
     this.messages = messages;
     if (!this.running) {
       // Stopped while the consumer was being made: nobody else would close it.

@@ -1,5 +1,5 @@
-import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { consumeOrdered, type StreamNames } from '@wrs/messaging';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { readRunEventsFrom, type StreamNames } from '@wrs/messaging';
 import { EventFirehose } from './event-firehose';
 import { feedEventOf, type FeedEvent } from './feed-event';
 
@@ -51,13 +51,7 @@ export class LiveFirehose {
   private async openNewFirehose(): Promise<EventFirehose<FeedEvent>> {
     // From the stream's last sequence on: every event after it reaches the firehose.
     const position = (await this.jsm.streams.info(this.names.eventsStream)).state.last_seq;
-    const messages = await consumeOrdered(
-      this.js,
-      this.jsm,
-      this.names.eventsStream,
-      { filter_subjects: this.names.allRunEvents(), deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: position + 1 },
-      { max_messages: 1024 },
-    );
+    const messages = await readRunEventsFrom(this.js, this.jsm, this.names, position + 1, { max_messages: 1024 });
     const firehose = new EventFirehose<FeedEvent>(messages, position, feedEventOf, () => {
       if (this.openFirehose === firehose) {
         this.openFirehose = null;
