@@ -16,6 +16,7 @@ export * from './tcp-proxy';
 export * from './optional-dependency';
 export * from './needs';
 export * from './prism-proxy';
+export * from './free-port';
 export * from './browser-answers';
 export * from './raw-http';
 export * from './redis-monitor';

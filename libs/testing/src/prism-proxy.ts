@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { freePort } from './free-port';
 import { patience } from './patience';
 
 /**
@@ -133,18 +133,6 @@ function readLines(child: ChildProcess, onLine: (line: string) => void): void {
     });
     stream?.on('end', () => rest && onLine(rest));
   }
-}
-
-/** A port free a moment ago; another process may take it before Prism binds it (hence the retries). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -7,7 +7,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { RunEvent } from '@wrs/domain';
-import { describeNeeding, executableMissing, TcpProxy } from '@wrs/testing';
+import { describeNeeding, executableMissing, freePort, TcpProxy } from '@wrs/testing';
 import { ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import type { FeedEvent } from './feed-event';
 import { RunEventFeed } from './run-event-feed';
@@ -155,17 +155,6 @@ async function waitUntil(probe: () => boolean, timeoutMs = 20_000): Promise<void
     }
     await sleep(50);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function portOpen(port: number): Promise<boolean> {
