@@ -19,11 +19,11 @@ const MAX_RETRY_MS = 15_000;
 /**
  * The run's event stream with the browser's own EventSource: it sends the session cookie, and after
  * a dropped connection it reconnects by itself with Last-Event-ID, so the server resumes exactly
- * after the last event shown. After the terminal event the server ends the stream and answers the
- * reconnect with 204, which closes the EventSource for good. An EventSource also closes for good on
- * an error answer (a 503 while every relay restarts for longer than the gateway waits): before the
- * terminal event that is no end, so a new one is opened from the last event seen (`?lastEventId=`,
- * the first-connection form of Last-Event-ID), with backoff.
+ * after the last event shown. After the terminal event the server ends the stream (a reconnect would
+ * get a 204), so the page closes the EventSource itself and shows no lost connection. An
+ * EventSource also closes for good on an error answer (a 503 while every relay restarts for longer
+ * than the gateway waits): before the terminal event that is no end, so a new one is opened from the
+ * last event seen (`?lastEventId=`, the first-connection form of Last-Event-ID), with backoff.
  */
 export function followRunEvents(
   runId: string,
@@ -46,10 +46,13 @@ export function followRunEvents(
       onStatus('live');
     };
     current.onerror = () => {
-      if (current.readyState !== EventSource.CLOSED) {
-        onStatus('reconnecting');
-      } else if (finished || stopped) {
+      if (finished || stopped) {
+        // The terminal event is shown and the server ends the stream after it: nothing to reconnect
+        // for (the browser's own reconnect would get a 204), so no "connection lost" in between.
+        current.close();
         onStatus('ended');
+      } else if (current.readyState !== EventSource.CLOSED) {
+        onStatus('reconnecting');
       } else {
         onStatus('reconnecting');
         timer = window.setTimeout(open, retryMs);
