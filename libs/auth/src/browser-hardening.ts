@@ -1,23 +1,17 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { ANSWER_HEADERS } from '@wrs/problem';
 
 /** Headers a browser may read from our answers, beyond the CORS-safelisted ones. */
 const EXPOSED_HEADERS = ['X-Request-ID', 'ETag', 'Location', 'Idempotent-Replayed', 'Retry-After', 'Allow', 'RateLimit', 'RateLimit-Policy'];
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'Last-Event-ID', 'X-CSRF-Token', 'X-Request-ID', 'X-Service-Workspace-ID'];
 
-/**
- * What every answer needs, page or not: no MIME sniffing (a JSON body is never run as script or
- * HTML), HTTPS only once a browser has seen us, and no read by another site's page without CORS.
- */
-const ANSWER_HEADERS: readonly (readonly [string, string])[] = [
-  ['X-Content-Type-Options', 'nosniff'],
-  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
-  ['Cross-Origin-Resource-Policy', 'same-origin'],
-];
+/** What every answer needs, page or not (ANSWER_HEADERS, which the edge's own answers carry too). */
+const ANSWER_HEADER_ENTRIES = Object.entries(ANSWER_HEADERS);
 
 function answerHeaders(_req: Request, res: Response, next: NextFunction): void {
-  for (const [name, value] of ANSWER_HEADERS) {
+  for (const [name, value] of ANSWER_HEADER_ENTRIES) {
     res.setHeader(name, value);
   }
   next();
@@ -41,10 +35,14 @@ export function hardenForBrowsers(app: INestApplication, allowedOrigins: readonl
 /**
  * What a browser applies to a page it renders (helmet: this CSP, no framing, no referrer, its own
  * window and origin cluster): for the console's files only, as an API answer is never a page.
+ * X-Frame-Options (for browsers without CSP's frame-ancestors) says what frame-ancestors says:
+ * DENY for `'none'`, helmet's SAMEORIGIN otherwise.
  */
 export function pageSecurityHeaders(contentSecurityPolicy: Record<string, readonly string[]>): RequestHandler {
+  const framedByNone = contentSecurityPolicy['frame-ancestors']?.includes("'none'") ?? false;
   return helmet({
     contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy },
     crossOriginResourcePolicy: { policy: 'same-origin' },
+    xFrameOptions: { action: framedByNone ? 'deny' : 'sameorigin' },
   });
 }

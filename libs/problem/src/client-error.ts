@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { ANSWER_HEADERS } from './answer-headers';
 import { PROBLEMS, type ProblemCode } from './catalogue';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-body';
 
@@ -14,12 +15,13 @@ const REASONS: Record<number, string> = {
 /**
  * A problem written straight to a socket, then the socket ended: for answers given where Node has no
  * response object (a request its parser refused, a timeout, CONNECT). The connection is always closed,
- * since what follows on it can no longer be trusted to start a message.
+ * since what follows on it can no longer be trusted to start a message. It carries the headers every
+ * answer carries (ANSWER_HEADERS): no middleware runs before it.
  */
 export function endSocketWithProblem(socket: Duplex, code: ProblemCode, requestId: string, headers: Record<string, string> = {}): void {
   const status = PROBLEMS[code].status;
   const body = JSON.stringify(problemBody(code, requestId));
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries({ ...ANSWER_HEADERS, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nX-Request-ID: ${requestId}\r\n` +
       `${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ANSWER_HEADERS } from './answer-headers';
 import { PROBLEMS, type ProblemCode } from './catalogue';
 import { endSocketWithProblem } from './client-error';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-body';
@@ -145,7 +146,8 @@ export function answerAtEdge(
   const status = PROBLEMS[code].status;
   // Answered before the request finished arriving: the rest of it would be read as the next request.
   const close = req.complete ? {} : { connection: 'close' };
-  res.writeHead(status, { ...headers, ...close, 'content-type': PROBLEM_CONTENT_TYPE, 'x-request-id': requestId });
+  // Given before any middleware: the headers every answer carries are set here.
+  res.writeHead(status, { ...ANSWER_HEADERS, ...headers, ...close, 'content-type': PROBLEM_CONTENT_TYPE, 'x-request-id': requestId });
   res.end(JSON.stringify(problemBody(code, requestId)));
   // The body of a refused request is not read: with Connection: close Node ends the socket after the answer.
   req.resume();

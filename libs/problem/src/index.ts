@@ -1,3 +1,4 @@
+export * from './answer-headers';
 export * from './catalogue';
 export * from './problem-error';
 export * from './problem-body';

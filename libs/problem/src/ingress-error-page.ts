@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { ANSWER_HEADERS } from './answer-headers';
 import type { ProblemCode } from './catalogue';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-body';
 import { requestIdOf } from './request-id';
@@ -24,6 +25,10 @@ export function ingressErrorPageMiddleware(req: Request, res: Response, next: Ne
     return;
   }
   const body = problemBody(code, requestIdOf(req));
+  // Answered before the answer-headers middleware runs: the headers every answer carries are set here.
+  for (const [name, value] of Object.entries(ANSWER_HEADERS)) {
+    res.setHeader(name, value);
+  }
   res.status(body.status).setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
   res.setHeader('Cache-Control', 'no-store');
   if (body.retryable) {
