@@ -13,10 +13,17 @@ const bin = (name) => join(root, 'node_modules', '.bin', name);
 const CONTRACT_TYPES = '@wrs/contracts/types';
 
 rmSync(out, { recursive: true, force: true });
-execFileSync(bin('swc'), ['src', '-d', out, '--config-file', join(root, '.swcrc'), '--ignore', '**/*.spec.ts,**/*.testing.ts', '--quiet'], {
-  cwd: join(root, 'libs/client'),
-  stdio: 'inherit',
-});
+// CommonJS with the annotation Node's cjs-module-lexer reads, so an ES module's named imports
+// (`import { WrsClient } from '@workload-run-service/client'`) find SWC's getter exports.
+const commonJs = ['-C', 'module.type=commonjs', '-C', 'module.exportInteropAnnotation=true'];
+execFileSync(
+  bin('swc'),
+  ['src', '-d', out, '--config-file', join(root, '.swcrc'), ...commonJs, '--ignore', '**/*.spec.ts,**/*.testing.ts', '--quiet'],
+  {
+    cwd: join(root, 'libs/client'),
+    stdio: 'inherit',
+  },
+);
 
 const declarations = mkdtempSync(join(tmpdir(), 'wrs-client-types-'));
 try {

@@ -47,5 +47,10 @@ describe('the packaged client', () => {
       encoding: 'utf8',
     });
     expect(loaded.trim()).toMatch(/^function \d+\.\d+\.\d+$/);
+
+    // An ES module's named imports (docs/client.md's example) are found only if Node's CommonJS lexer sees them.
+    const esm = "import { WrsClient, WrsApiError } from '@workload-run-service/client'; console.log(typeof WrsClient, typeof WrsApiError)";
+    const imported = execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: project, encoding: 'utf8' });
+    expect(imported.trim()).toBe('function function');
   }, 120_000);
 });
