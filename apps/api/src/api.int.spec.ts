@@ -5,8 +5,10 @@ import { migrate } from '@wrs/persistence';
 import {
   apiFetch,
   ContractClient,
+  contractValidator,
   expressRoutes,
   isolatedEnvironment,
+  sendRequest,
   testSigningKey,
   testToken,
   type IsolatedEnvironment,
@@ -64,6 +66,27 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
       const res = await apiFetch(`${await app.getUrl()}/${API_PREFIX}/runs`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+    });
+
+    it('405 with Allow: POST for another method on /runs/{runId}:cancel, any id, before authentication', async () => {
+      for (const id of [randomUUID(), 'not-a-uuid']) {
+        for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
+          for (const credential of [token, undefined]) {
+            const path = `/runs/${id}:cancel`;
+            const res = await sendRequest(method, `${api.url}${path}`, { token: credential });
+            contractValidator().assertOutsideContract(method, path, res);
+            expect([method, path, res.status, res.headers.get('allow')]).toEqual([method, path, 405, 'POST']);
+          }
+        }
+      }
+    });
+
+    it('POST /runs/{runId}:cancel with an id that is no UUID: the contract\'s 404 run_not_found', async () => {
+      for (const id of ['not-a-uuid', 'a:b']) {
+        const res = await sendRequest('POST', `${api.url}/runs/${id}:cancel`, { token });
+        contractValidator().assertResponse('POST', '/runs/{runId}:cancel', res);
+        expect([id, res.status, (res.body as { code?: string }).code]).toEqual([id, 404, 'run_not_found']);
+      }
     });
 
     it('406 for an Accept header the service cannot satisfy', async () => {

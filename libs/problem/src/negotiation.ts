@@ -38,16 +38,21 @@ export interface Operation {
 
 /**
  * 405 with `Allow` for a path the service serves with other methods (404 stays for unknown paths).
- * The templates come from the contract, so the answer cannot drift from it.
+ * The templates come from the contract, so the answer cannot drift from it. A path that two templates
+ * match is the most literal one's: `/runs/x:cancel` is `/runs/{runId}:cancel` (POST only), though
+ * `/runs/{runId}`'s placeholder would take `x:cancel` as the id.
  */
 export function methodNotAllowedMiddleware(prefix: string, operations: readonly Operation[]) {
   const matchers = operations.map((op) => ({
     method: op.method.toUpperCase(),
     pattern: new RegExp(`^${escape(prefix + op.template).replace(/\\\{[^}]+\\\}/g, '[^/]+')}/?$`),
+    literal: op.template.replace(/\{[^}]+\}/g, '').length,
   }));
   return (req: Request, _res: Response, next: NextFunction): void => {
     const path = req.path;
-    const allowed = new Set(matchers.filter((m) => m.pattern.test(path)).map((m) => m.method));
+    const matching = matchers.filter((m) => m.pattern.test(path));
+    const mostLiteral = Math.max(...matching.map((m) => m.literal));
+    const allowed = new Set(matching.filter((m) => m.literal === mostLiteral).map((m) => m.method));
     if (allowed.has('GET')) {
       allowed.add('HEAD');
     }
