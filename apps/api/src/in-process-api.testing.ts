@@ -4,7 +4,7 @@ import { ApiEnv, DEFAULT_PROVIDER_OFFERS, loadConfig } from '@wrs/config';
 import type { ProviderOffer } from '@wrs/domain';
 import { connectNats, StreamNames } from '@wrs/messaging';
 import { ContractClient, TEST_AUDIENCE, TEST_ISSUER, type IsolatedEnvironment } from '@wrs/testing';
-import { API_PREFIX, createApiApp } from './api-app';
+import { API_PREFIX, createApiApp, type ApiAppSettings } from './api-app';
 import { connectApiDependencies, type ApiDependencies } from './api-dependencies';
 
 export interface InProcessApi {
@@ -21,6 +21,7 @@ export async function startApi(
   publicKeyFile: string,
   overrides: Record<string, string> = {},
   offers: readonly ProviderOffer[] = DEFAULT_PROVIDER_OFFERS,
+  settings: Pick<ApiAppSettings, 'logger'> = {},
 ): Promise<InProcessApi> {
   const config = loadConfig(ApiEnv, {
     NATS_URL: env.natsUrl,
@@ -34,7 +35,7 @@ export async function startApi(
     ...overrides,
   });
   const deps = await connectApiDependencies(config);
-  const app = await createApiApp({ ...deps.module, offers }, { allowedOrigins: deps.allowedOrigins });
+  const app = await createApiApp({ ...deps.module, offers }, { allowedOrigins: deps.allowedOrigins, ...settings });
   await app.listen(0, '127.0.0.1');
   const url = `${await app.getUrl()}/${API_PREFIX}`;
   return {
