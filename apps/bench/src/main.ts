@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { constants, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ensureDevKeyPair, mintAccessToken, readSigningKey } from '@wrs/auth';
@@ -20,6 +20,7 @@ import { startFloor, type FloorProcess } from './floor/floor-process';
 import { resultsTable, verdictSummary } from './results-table';
 import { createThroughput, CREATE_BODY, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
 import { verdictOf } from './target';
+import { serversLine, startPrivateServers } from './private-servers';
 
 /** The issue's (#26) targets: latency end to end at this rate, CPU per run at that one, as a median of so many. */
 const JUDGED_LATENCY_RATE = 200;
@@ -33,11 +34,34 @@ const CPU_MEASUREMENTS = 3;
 async function main(): Promise<void> {
   const root = join(__dirname, '..', '..', '..', '..');
   const loadAtStart = loadavg().map((l) => round(l));
-  const env = {
-    natsUrl: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
-    databaseUrl: process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
-  };
+  // BENCH_PRIVATE_SERVERS=1: a NATS, Postgres and Redis of the bench's own on free loopback ports, so
+  // their CPU per run is this bench's work alone; stopped and removed when it exits (Ctrl-C included).
+  const privateServers = process.env['BENCH_PRIVATE_SERVERS'] === '1' ? await startPrivateServers() : undefined;
+  let holding = false; // BENCH_HOLD: a Ctrl-C then ends the hold, not the bench
+  let stopServices = (): Promise<void> => Promise.resolve();
+  if (privateServers) {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      process.on(signal, () => {
+        if (!(holding && signal === 'SIGINT')) {
+          console.error(`${signal}: stopping the services and the private servers`);
+          // The services first (a signal to the bench alone leaves them running otherwise); the exit stops the servers.
+          const exit = (): never => process.exit(128 + constants.signals[signal]);
+          setTimeout(exit, 15_000).unref();
+          void stopServices().finally(exit);
+        }
+      });
+    }
+  }
+  const env = privateServers
+    ? { natsUrl: privateServers.natsUrl, databaseUrl: privateServers.databaseUrl, redisUrl: privateServers.redisUrl }
+    : {
+        natsUrl: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+        databaseUrl: process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+        redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+      };
+  if (privateServers) {
+    console.log(serversLine(env, privateServers.started));
+  }
   const seconds = Number(process.env['BENCH_SECONDS'] ?? '10');
   const fanOutSizes = (process.env['BENCH_FANOUT'] ?? '1000').split(',').map(Number);
   // BENCH_SCENARIOS=create,read,e2e,fanout,projection,resume,labels (all by default) runs a subset;
@@ -66,6 +90,7 @@ async function main(): Promise<void> {
     nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
     onOutput: () => undefined,
   });
+  stopServices = () => stack.stop();
   await stack.start();
   // Which profile is whose: a .cpuprofile is named by its process id only.
   const profiled = new Map([...stack.processes].map(([name, child]) => [String(child.pid), name]));
@@ -157,7 +182,9 @@ async function main(): Promise<void> {
       // For profiling by hand: the stack stays up (with the bench's limits) until Ctrl-C.
       const pids = Object.fromEntries([...stack.processes].map(([name, child]) => [name, child.pid]));
       console.log(JSON.stringify({ apiUrl, relayUrl, token, pids }));
+      holding = true;
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      holding = false;
     }
     if (only.has('e2e')) {
       const pids = new Map([...stack.processes].flatMap(([name, child]) => (child.pid ? [[name, child.pid] as const] : [])));
@@ -211,18 +238,26 @@ async function main(): Promise<void> {
   const out = join(root, 'bench-results');
   mkdirSync(out, { recursive: true });
   // The load average says how quiet the box was: figures from a busy one are noise.
-  const machine = { node: process.version, cpus: cpus().length, at: new Date().toISOString(), loadAverage: { atStart: loadAtStart, atEnd: loadavg().map((l) => round(l)) } };
+  const machine = {
+    node: process.version,
+    cpus: cpus().length,
+    at: new Date().toISOString(),
+    loadAverage: { atStart: loadAtStart, atEnd: loadavg().map((l) => round(l)) },
+    servers: serversLine(env, privateServers?.started),
+  };
   const judged = figures.map((f) => (f.target ? { ...f, verdict: verdictOf(f.target, f) } : f));
   writeFileSync(join(out, 'results.json'), JSON.stringify({ machine, seconds, figures: judged }, null, 2));
   const table = `${resultsTable(figures)}\n\n${verdictSummary(figures)}`;
   writeFileSync(join(out, 'latency.svg'), latencyChart(figures, `Latency percentiles, Node ${machine.node}, ${machine.cpus} cores, ${machine.at}`));
   writeFileSync(
     join(out, 'results.md'),
-    `# Benchmark results\n\nNode ${machine.node}, ${machine.cpus} cores, ${machine.at}, load average ${machine.loadAverage.atStart.join(' ')} at the start and ${machine.loadAverage.atEnd.join(' ')} at the end, ${seconds} s per scenario.\n\n${table}\n\n![latency percentiles](latency.svg)\n`,
+    `# Benchmark results\n\nNode ${machine.node}, ${machine.cpus} cores, ${machine.at}, load average ${machine.loadAverage.atStart.join(' ')} at the start and ${machine.loadAverage.atEnd.join(' ')} at the end, ${seconds} s per scenario; ${machine.servers}.\n\n${table}\n\n![latency percentiles](latency.svg)\n`,
   );
   console.log(table);
-  await cleanUp(env.natsUrl, env.databaseUrl, namespace);
-  process.exit(0);
+  if (!privateServers) {
+    await cleanUp(env.natsUrl, env.databaseUrl, namespace);
+  }
+  process.exit(0); // private servers: the exit stops them and removes their data
 }
 
 /**
