@@ -311,7 +311,7 @@ describe('authentication, workspaces, provider credentials and browser sessions'
       const page = await fetch(`${new URL(f.stack.baseUrl).origin}/console/`);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
-      expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
       expect(page.headers.get('referrer-policy')).toBe('no-referrer');
       expect(page.headers.get('x-content-type-options')).toBe('nosniff');
       await page.text();
