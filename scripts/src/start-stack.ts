@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { ensureDevKeyPair } from '@wrs/auth';
-import { loadConfig, runService, TokenEnv } from '@wrs/config';
+import { ConfigError, loadConfig, runService, TokenEnv } from '@wrs/config';
 import { ensureDevCredentialKeys } from '@wrs/credentials';
 import {
   describeMissing,
@@ -13,6 +13,8 @@ import {
   MissingDependenciesError,
   passThroughEnv,
   planProviders,
+  portInUse,
+  readRunningStack,
   recordRunningStack,
   StackEnv,
   startDevDependencies,
@@ -24,6 +26,7 @@ import { DEV_KEYS_DIR, DIST_DIR, REPO_ROOT } from './repo-root';
 void runService('stack', async () => {
   const config = loadConfig(StackEnv, process.env);
   const keysDir = config.DEV_KEYS_DIR ?? DEV_KEYS_DIR;
+  await refuseTakenPort(config.PORT, keysDir);
   const engine = await findContainerEngine(process.env);
   const devContainers = await ensureDependencies(config, engine.found);
   const providers = planProviders(process.env, engine);
@@ -113,4 +116,18 @@ async function ensureDependencies(config: StackEnv, engine: EngineCandidate | un
   const started = await startDevDependencies(unreachable, engine, images);
   started.lines.forEach((line) => console.log(`stack: ${line}`));
   return started.containers;
+}
+
+/**
+ * Before anything is migrated or started: a second `npm start` (or anything else) on PORT is said
+ * in one line, instead of migrations and streams made in this stack's schema and namespace and then
+ * the gateway's EADDRINUSE stack trace. The gateway's default HOST, 127.0.0.1, is what is checked.
+ */
+async function refuseTakenPort(port: number, keysDir: string): Promise<void> {
+  if (port === 0 || !(await portInUse(port))) {
+    return;
+  }
+  const running = readRunningStack(keysDir);
+  const by = running ? ` by the stack already running (pid ${running.pid}, ${running.baseUrl})` : '';
+  throw new ConfigError([`PORT ${port} is in use${by}: stop it, or set PORT to a free port`]);
 }

@@ -12,6 +12,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether something listens on `port` at `host` already (binding it fails with EADDRINUSE). */
+export function portInUse(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(true) : reject(error)));
+    server.listen(port, host, () => server.close(() => resolve(false)));
+  });
+}
+
 /** Polls `url` until it answers with one of `okStatuses`, or throws after `timeoutMs`. */
 export async function waitFor(url: string, timeoutMs: number, okStatuses: number[] = [200]): Promise<void> {
   const deadline = Date.now() + timeoutMs;
