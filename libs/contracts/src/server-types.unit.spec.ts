@@ -12,9 +12,18 @@ interface Schema {
 }
 type Schemas = Record<string, Schema & { allOf?: Schema[] }>;
 
-/** What the servers build from the contract's types: the Run mapper (api and relay) and the stored event (the relay's SSE data). */
+/** What the servers build from the contract's types: the Run mapper (api and relay), the stored event (the relay's SSE data), the rest of the answers. */
 const RUN_MAPPER = 'libs/edge/src/run-resource.ts';
 const EVENT_CODEC = 'libs/messaging/src/run-event-codec.ts';
+const RESET = 'apps/stream-relay/src/feed/event-resets.ts';
+const WEBHOOKS = 'apps/api/src/webhooks/webhook-resources.ts';
+const CREDENTIALS = 'apps/api/src/provider-credentials/provider-credential-resource.ts';
+const WORKSPACE = 'apps/api/src/workspaces/workspace-resource.ts';
+const SESSION = 'apps/api/src/sessions/session-resource.ts';
+const VERSION = 'apps/api/src/meta/version-resource.ts';
+const PROBLEM = 'libs/problem/src/problem-body.ts';
+/** Every file that builds an answer body of the api or the relay (the controllers only call these). */
+const MAPPERS = [RUN_MAPPER, EVENT_CODEC, RESET, WEBHOOKS, CREDENTIALS, WORKSPACE, SESSION, VERSION, PROBLEM];
 
 /**
  * The servers' answers are typed by the contract: regenerate the types from a contract they no longer
@@ -55,7 +64,7 @@ describe('a changed contract that the server no longer satisfies fails the type 
   it("fails when a stored event no longer is the contract's RunEvent", () => {
     const result = typeCheck(dir, (schemas) => {
       const own = schemas['RunLogEvent']?.allOf?.[1] as Schema;
-      ((own.properties['data'] as Schema).properties)['line'] = { type: 'integer' };
+      (own.properties['data'] as Schema).properties['line'] = { type: 'integer' };
     });
     expect(result.ok).toBe(false);
     expect(result.output).toContain(`${EVENT_CODEC}(${lineOf(EVENT_CODEC, 'const asSent')},`);
@@ -63,23 +72,107 @@ describe('a changed contract that the server no longer satisfies fails the type 
   });
 });
 
-/** The line of `file` where `text` is (1-based), as tsc reports it. */
-function lineOf(file: string, text: string): number {
-  return readFileSync(join(ROOT, file), 'utf8').split('\n').findIndex((line) => line.includes(text)) + 1;
+/**
+ * The schemas refuse additional properties, so a property the contract drops must fail wherever the
+ * server still sends it: in a literal (an excess property) and in a value built elsewhere (`Exact`).
+ * One contract drops them all; each fails on its own line.
+ */
+describe('a property the contract drops fails the type check on the line that still sends it', () => {
+  let dir: string;
+  let result: { ok: boolean; output: string };
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wrs-contract-drop-'));
+    result = typeCheck(dir, (schemas) => {
+      drop(ownData(schemas, 'RunCreatedEvent'), 'idempotencyKey');
+      drop(schemas['Run'], 'idempotencyKey');
+      drop(schemas['Cancellation'], 'requestedAt');
+      drop(schemas['RunList'], 'nextCursor');
+      drop(schemas['Webhook'], 'events');
+      drop(schemas['WebhookWithSecret'], 'url');
+      drop(schemas['WebhookDelivery'], 'error');
+      drop(schemas['Limits'], 'maxArgs');
+      drop(schemas['Workspace'], 'name');
+      drop(schemas['PlacementOffer'], 'kind');
+      drop(schemas['ProviderCredential'], 'lastFour');
+      drop(schemas['Session'], 'csrfToken');
+      drop(schemas['Version']?.properties['build'] as Schema, 'commit');
+      drop(schemas['RunReset']?.properties['data'] as Schema, 'firstAvailableId');
+      drop(schemas['Problem'], 'instance');
+    });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    { what: "run.created's idempotencyKey (the stored event)", file: EVENT_CODEC, text: 'const asSent', property: 'idempotencyKey' },
+    { what: "Run's idempotencyKey", file: RUN_MAPPER, text: 'idempotencyKey:', property: 'idempotencyKey' },
+    { what: "Cancellation's requestedAt (a domain value in the Run)", file: RUN_MAPPER, text: 'cancellation:', property: 'requestedAt' },
+    { what: "RunList's nextCursor", file: RUN_MAPPER, text: '{ items: runs.map', property: 'nextCursor' },
+    { what: "RunReset's firstAvailableId", file: RESET, text: 'firstAvailableId, run:', property: 'firstAvailableId' },
+    { what: "Webhook's events", file: WEBHOOKS, text: 'events: webhook.events', property: 'events' },
+    {
+      what: "WebhookWithSecret's url (a spread, checked by Exact)",
+      file: WEBHOOKS,
+      text: 'satisfies Exact<WebhookWithSecret',
+      property: 'url',
+    },
+    { what: "WebhookDelivery's error", file: WEBHOOKS, text: 'error: delivery.error', property: 'error' },
+    { what: "Limits' maxArgs", file: WORKSPACE, text: 'maxArgs:', property: 'maxArgs' },
+    { what: "Workspace's name", file: WORKSPACE, text: 'name: workspace.name', property: 'name' },
+    { what: "PlacementOffer's kind", file: WORKSPACE, text: 'kind: kindOf', property: 'kind' },
+    { what: "ProviderCredential's lastFour", file: CREDENTIALS, text: 'lastFour:', property: 'lastFour' },
+    { what: "Session's csrfToken", file: SESSION, text: 'csrfToken: session.csrfToken', property: 'csrfToken' },
+    { what: "Version's build.commit", file: VERSION, text: 'commit: build.commit', property: 'commit' },
+    { what: "Problem's instance (an optional member)", file: PROBLEM, text: '{ instance: extra.instance }', property: 'instance' },
+  ])('$what', ({ file, text, property }) => {
+    expect(result.ok).toBe(false);
+    const errors = result.output.split(/\n(?=\S)/).filter((error) => error.startsWith(`${file}(${lineOf(file, text)},`));
+    expect(errors.join('\n')).toMatch(new RegExp(`['.]${property}'`)); // 'name', or a path: 'data.idempotencyKey'
+  });
+});
+
+/** Removes a property from an object schema, and from its required ones. */
+function drop(schema: Schema | undefined, property: string): void {
+  if (!schema?.properties[property]) {
+    throw new Error(`no property ${property} to drop`);
+  }
+  delete schema.properties[property];
+  schema.required = schema.required.filter((name) => name !== property);
 }
 
-/** Generates the types from the contract as `change` leaves it, then runs tsc over the Run mapper and the event codec alone. */
+/** The `data` schema of an event's own part (its `allOf` after the envelope). */
+function ownData(schemas: Schemas, event: string): Schema {
+  return (schemas[event]?.allOf?.[1] as Schema).properties['data'] as Schema;
+}
+
+/** The line of `file` where `text` first is (1-based), as tsc reports it. */
+function lineOf(file: string, text: string): number {
+  const line = readFileSync(join(ROOT, file), 'utf8')
+    .split('\n')
+    .findIndex((line) => line.includes(text));
+  if (line < 0) {
+    throw new Error(`${file} has no line with ${text}`);
+  }
+  return line + 1;
+}
+
+/** Generates the types from the contract as `change` leaves it, then runs tsc over the answer mappers alone. */
 function typeCheck(dir: string, change: (schemas: Schemas) => void): { ok: boolean; output: string } {
   const contract = parse(readFileSync(join(ROOT, 'libs/contracts/openapi.yaml'), 'utf8')) as { components: { schemas: Schemas } };
   change(contract.components.schemas);
   writeFileSync(join(dir, 'openapi.yaml'), stringify(contract));
-  const generate = spawnSync(process.execPath, [join(ROOT, 'scripts/client-generate.mjs'), join(dir, 'generated'), join(dir, 'openapi.yaml')], {
-    encoding: 'utf8',
-  });
+  const generate = spawnSync(
+    process.execPath,
+    [join(ROOT, 'scripts/client-generate.mjs'), join(dir, 'generated'), join(dir, 'openapi.yaml')],
+    {
+      encoding: 'utf8',
+    },
+  );
   expect(generate.status).toBe(0);
   copyFileSync(join(ROOT, 'libs/contracts/src/types.ts'), join(dir, 'types.ts'));
 
-  const base = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } };
+  const base = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8')) as {
+    compilerOptions: { paths: Record<string, string[]> };
+  };
   const tsconfig = {
     extends: join(ROOT, 'tsconfig.base.json'),
     compilerOptions: {
@@ -89,9 +182,12 @@ function typeCheck(dir: string, change: (schemas: Schemas) => void): { ok: boole
       types: ['node'],
       paths: { ...base.compilerOptions.paths, '@wrs/contracts/types': [join(dir, 'types.ts')] },
     },
-    files: [join(ROOT, RUN_MAPPER), join(ROOT, EVENT_CODEC)],
+    files: MAPPERS.map((file) => join(ROOT, file)),
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', cwd: ROOT });
+  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], {
+    encoding: 'utf8',
+    cwd: ROOT,
+  });
   return { ok: tsc.status === 0, output: tsc.stdout + tsc.stderr };
 }

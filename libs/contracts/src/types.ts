@@ -41,10 +41,23 @@ export type ProblemCode = Schemas['ProblemCode'];
  */
 export type Immutable<T> = T extends (infer Item)[] ? readonly Immutable<Item>[] : T extends object ? { readonly [K in keyof T]: Immutable<T[K]> } : T;
 
-/** A list answer with no paging (`{ items }`): credentials, webhooks. */
-export interface ItemList<T> {
-  readonly items: T[];
-}
+/**
+ * `U` with every property the contract type `T` lacks, at any depth, typed `never`: a `U` is assignable to it
+ * only if it sends nothing `T` does not name. TypeScript checks extra properties of object literals only; this
+ * checks a value built elsewhere (a domain object, a stored event) the same way. A union `T` (a nullable
+ * schema, the events) takes the members `U` may be.
+ */
+export type Exact<T, U> = U extends readonly (infer Item)[]
+  ? readonly Exact<T extends readonly (infer Of)[] ? Of : never, Item>[]
+  : U extends object
+    ? T extends object
+      ? { readonly [K in keyof U]: K extends keyof T ? Exact<T[K], U[K]> : never }
+      : never
+    : U;
+
+/** The list answers with no paging (`{ items }`), as their operations define them. */
+export type ProviderCredentialList = paths['/provider-credentials']['get']['responses'][200]['content']['application/json'];
+export type WebhookList = paths['/webhooks']['get']['responses'][200]['content']['application/json'];
 
 /**
  * The generator renders each event as `RunEventEnvelope & { type?; data? }` (the contract's allOf),

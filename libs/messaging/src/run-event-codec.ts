@@ -1,6 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/nats-core';
-import type { Immutable, RunEvent as ContractRunEvent } from '@wrs/contracts/types';
+import type { Exact, Immutable, RunEvent as ContractRunEvent } from '@wrs/contracts/types';
 import { isUuid, type RunEvent } from '@wrs/domain';
 import { parseRunEventsSubject } from './names';
 
@@ -15,13 +15,19 @@ type EnvelopeOf<E extends RunEvent> = E extends RunEvent
  */
 export type RunEventEnvelope = EnvelopeOf<RunEvent>;
 
+/** Per kind, the envelope with every field the contract's event of that kind lacks (at any depth) typed `never`. */
+type ExactEnvelope = {
+  [K in RunEvent['type']]: Exact<Extract<ContractRunEvent, { type: K }>, EnvelopeOf<Extract<RunEvent, { type: K }>>>;
+}[RunEvent['type']];
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function encodeRunEvent(workspaceId: string, runId: string, event: RunEvent): Uint8Array {
   // The cast pairs the type with its data (TypeScript does not follow that across the union).
   const envelope = { type: event.type, runId, workspaceId, time: event.data.at, data: event.data } as RunEventEnvelope;
-  const asSent: Immutable<ContractRunEvent> = envelope;
+  // The contract's RunEvent, and per kind nothing it lacks: its schemas refuse additional properties.
+  const asSent: Immutable<ContractRunEvent> = envelope satisfies ExactEnvelope;
   return encoder.encode(JSON.stringify(asSent));
 }
 

@@ -1,19 +1,10 @@
+import type { Immutable, Problem } from '@wrs/contracts/types';
 import { PROBLEMS, problemTypeUri, type ProblemCode } from './catalogue';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/** RFC 9457 members plus the service's own: `code`, `requestId`, `retryable`, `params`. */
-export interface ProblemBody {
-  readonly type: string;
-  readonly title: string;
-  readonly status: number;
-  readonly detail?: string;
-  readonly instance?: string;
-  readonly code: ProblemCode;
-  readonly requestId: string;
-  readonly retryable: boolean;
-  readonly params?: Record<string, unknown>;
-}
+/** RFC 9457 members plus the service's own (`code`, `requestId`, `retryable`, `params`): the contract's Problem. */
+export type ProblemBody = Immutable<Problem>;
 
 export function problemBody(
   code: ProblemCode,
@@ -25,11 +16,12 @@ export function problemBody(
     type: problemTypeUri(code),
     title: def.title,
     status: def.status,
-    ...(extra.detail ? { detail: extra.detail } : {}),
-    ...(extra.instance ? { instance: extra.instance } : {}),
+    // Each optional member is a literal of the contract's type too, so one it drops fails here.
+    ...(extra.detail ? ({ detail: extra.detail } satisfies Partial<Problem>) : {}),
+    ...(extra.instance ? ({ instance: extra.instance } satisfies Partial<Problem>) : {}),
     code,
     requestId,
     retryable: def.retryable,
-    ...(extra.params ? { params: extra.params } : {}),
+    ...(extra.params ? ({ params: extra.params } satisfies Partial<Problem>) : {}),
   };
 }

@@ -1,7 +1,8 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { Public } from '@wrs/auth';
 import { CONTRACT_VERSION, contractDocument } from '@wrs/contracts';
-import type { VersionInfo } from '@wrs/contracts/types';
+import type { Immutable, VersionInfo } from '@wrs/contracts/types';
+import { toVersionInfo } from './version-resource';
 
 export const BUILD_INFO = Symbol('BUILD_INFO');
 
@@ -16,8 +17,8 @@ export class MetaController {
 
   @Public()
   @Get('version')
-  version(): VersionInfo {
-    return { api: 'v1', contractVersion: CONTRACT_VERSION, build: this.build };
+  version(): Immutable<VersionInfo> {
+    return toVersionInfo(CONTRACT_VERSION, this.build);
   }
 
   /** The OpenAPI document this server is held to. */

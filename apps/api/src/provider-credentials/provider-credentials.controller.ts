@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
-import type { ItemList, ProviderCredential } from '@wrs/contracts/types';
+import type { Immutable, ProviderCredential, ProviderCredentialList } from '@wrs/contracts/types';
 import type { Request } from 'express';
 import { CreateProviderCredentialDto } from './create-provider-credential.dto';
+import { toProviderCredential, toProviderCredentialList } from './provider-credential-resource';
 import { ProviderCredentialsService } from './provider-credentials.service';
 
 export { CREDENTIALS_OPTIONS } from './credentials-options';
@@ -14,13 +15,13 @@ export class ProviderCredentialsController {
 
   @Post()
   @HttpCode(201)
-  add(@Req() req: Request, @Body() body: CreateProviderCredentialDto): Promise<ProviderCredential> {
-    return this.credentials.add(authOf(req).workspaceId, body);
+  async add(@Req() req: Request, @Body() body: CreateProviderCredentialDto): Promise<Immutable<ProviderCredential>> {
+    return toProviderCredential(await this.credentials.add(authOf(req).workspaceId, body));
   }
 
   @Get()
-  async list(@Req() req: Request): Promise<ItemList<ProviderCredential>> {
-    return { items: await this.credentials.list(authOf(req).workspaceId) };
+  async list(@Req() req: Request): Promise<Immutable<ProviderCredentialList>> {
+    return toProviderCredentialList(await this.credentials.list(authOf(req).workspaceId));
   }
 
   @Delete(':credentialId')

@@ -4,7 +4,7 @@ import { RideRateLimit } from '@wrs/limits';
 import { idempotentReplays, runsCreated } from '@wrs/observability';
 import type { Immutable, RunList, RunResource } from '@wrs/contracts/types';
 import type { RunView } from '@wrs/domain';
-import { toRunResource } from '@wrs/edge';
+import { toRunList, toRunResource } from '@wrs/edge';
 import { ProblemError, requestIdOf } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CreateRunDto } from './create-run.dto';
@@ -35,10 +35,7 @@ export class RunsController {
   ): Promise<Immutable<RunList>> {
     const page = await this.runList.list(authOf(req).workspaceId, parseListRunsQuery(query));
     const last = page.lastOfPage;
-    return {
-      items: page.items.map(toRunResource),
-      nextCursor: last ? encodeRunCursor({ createdAt: last.createdAt, id: last.runId }) : null,
-    };
+    return toRunList(page.items, last ? encodeRunCursor({ createdAt: last.createdAt, id: last.runId }) : null);
   }
 
   @Post()

@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { authOf, clearedSessionCookie, SessionStore, sessionCookie } from '@wrs/auth';
-import type { Session } from '@wrs/contracts/types';
+import type { Immutable, Session } from '@wrs/contracts/types';
 import { ProblemError } from '@wrs/problem';
 import type { Request, Response } from 'express';
+import { toSession } from './session-resource';
 
 export const SESSION_TTL = Symbol('SESSION_TTL');
 /** Tells every replica that a session signed out (the revocation stream): its open event streams end. */
@@ -25,7 +26,7 @@ export class SessionsController {
   ) {}
 
   @Post()
-  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<Session> {
+  async create(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<Immutable<Session>> {
     const principal = authOf(req);
     if (principal.via !== 'bearer') {
       throw new ProblemError('token_missing', { detail: 'a session is made from a bearer token' });
@@ -41,22 +42,22 @@ export class SessionsController {
     });
     res.status(201).setHeader('Set-Cookie', sessionCookie(id, expiresAt - now));
     res.setHeader('Cache-Control', 'no-store');
-    return { workspaceId: session.workspaceId, subject: session.subject, expiresAt: iso(expiresAt), csrfToken: session.csrfToken };
+    return toSession({ workspaceId: session.workspaceId, subject: session.subject, expiresAt, csrfToken: session.csrfToken });
   }
 
   @Get('current')
-  current(@Req() req: Request, @Res({ passthrough: true }) res: Response): Session {
+  current(@Req() req: Request, @Res({ passthrough: true }) res: Response): Immutable<Session> {
     const principal = authOf(req);
     if (principal.via !== 'session' || !principal.csrfToken) {
       throw new ProblemError('session_invalid');
     }
     res.setHeader('Cache-Control', 'no-store');
-    return {
+    return toSession({
       workspaceId: principal.workspaceId,
       subject: principal.subject,
-      expiresAt: iso(principal.expiresAt),
+      expiresAt: principal.expiresAt,
       csrfToken: principal.csrfToken,
-    };
+    });
   }
 
   /** Sign out: the session is deleted server-side and the cookie cleared. */
@@ -71,8 +72,4 @@ export class SessionsController {
     await this.ends.endSession(principal.sessionId);
     res.setHeader('Set-Cookie', clearedSessionCookie());
   }
-}
-
-function iso(epochSeconds: number): string {
-  return new Date(epochSeconds * 1000).toISOString();
 }

@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
-import type { Immutable, ItemList, Webhook, WebhookDeliveryList, WebhookWithSecret } from '@wrs/contracts/types';
+import type { Immutable, Webhook, WebhookDeliveryList, WebhookList, WebhookWithSecret } from '@wrs/contracts/types';
 import type { Request } from 'express';
 import { CreateWebhookDto } from './create-webhook.dto';
+import { toWebhook, toWebhookDeliveryList, toWebhookList, toWebhookWithSecret } from './webhook-resources';
 import { WebhooksService } from './webhooks.service';
 
 /** A workspace's webhook endpoints; every route with an id answers 404 for another workspace's. */
@@ -12,18 +13,18 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(201)
-  create(@Req() req: Request, @Body() body: CreateWebhookDto): Promise<Immutable<WebhookWithSecret>> {
-    return this.webhooks.create(authOf(req).workspaceId, body);
+  async create(@Req() req: Request, @Body() body: CreateWebhookDto): Promise<Immutable<WebhookWithSecret>> {
+    return toWebhookWithSecret(await this.webhooks.create(authOf(req).workspaceId, body));
   }
 
   @Get()
-  async list(@Req() req: Request): Promise<Immutable<ItemList<Webhook>>> {
-    return { items: await this.webhooks.list(authOf(req).workspaceId) };
+  async list(@Req() req: Request): Promise<Immutable<WebhookList>> {
+    return toWebhookList(await this.webhooks.list(authOf(req).workspaceId));
   }
 
   @Get(':webhookId')
-  get(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<Webhook>> {
-    return this.webhooks.get(authOf(req).workspaceId, id);
+  async get(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<Webhook>> {
+    return toWebhook(await this.webhooks.get(authOf(req).workspaceId, id));
   }
 
   @Delete(':webhookId')
@@ -35,12 +36,12 @@ export class WebhooksController {
   /** `POST /webhooks/{webhookId}:rotate-secret`: the colon is literal, escaped for Express's path syntax. */
   @Post(':webhookId\\:rotate-secret')
   @HttpCode(200)
-  rotate(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<WebhookWithSecret>> {
-    return this.webhooks.rotate(authOf(req).workspaceId, id);
+  async rotate(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<WebhookWithSecret>> {
+    return toWebhookWithSecret(await this.webhooks.rotate(authOf(req).workspaceId, id));
   }
 
   @Get(':webhookId/deliveries')
   async deliveries(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<WebhookDeliveryList>> {
-    return { items: await this.webhooks.deliveries(authOf(req).workspaceId, id) };
+    return toWebhookDeliveryList(await this.webhooks.deliveries(authOf(req).workspaceId, id));
   }
 }

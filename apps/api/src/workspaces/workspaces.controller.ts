@@ -1,6 +1,5 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
-import { kindOf } from '@wrs/config';
 import type { Immutable, Workspace } from '@wrs/contracts/types';
 import type { ProviderOffer } from '@wrs/domain';
 import { EffectiveLimits, type ServiceLimits } from '@wrs/limits';
@@ -8,6 +7,7 @@ import { Workspaces } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
 import type { Request } from 'express';
 import { PROVIDER_OFFERS } from '../runs/runs.service';
+import { toWorkspace, toWorkspaceLimits } from './workspace-resource';
 
 export const SERVICE_LIMITS = Symbol('SERVICE_LIMITS');
 
@@ -31,7 +31,6 @@ export class WorkspacesController {
     if (!workspace) {
       throw new ProblemError('workspace_not_found');
     }
-    const placements = this.offers.map((o) => ({ provider: o.provider, kind: kindOf(o), regions: [...o.regions] }));
-    return { ...workspace, limits: { ...(await this.limits.for(workspaceId)), ...this.serviceLimits }, placements };
+    return toWorkspace(workspace, toWorkspaceLimits(await this.limits.for(workspaceId), this.serviceLimits), this.offers);
   }
 }
