@@ -16,6 +16,7 @@ import {
   portInUse,
   readRunningStack,
   recordRunningStack,
+  stackBuildCommit,
   StackEnv,
   startDevDependencies,
   unreachableDependencies,
@@ -44,8 +45,9 @@ void runService('stack', async () => {
     apiPort: config.API_PORT,
     relayPort: config.RELAY_PORT,
     // Every variable a service reads reaches it (the list comes from the config schemas); the
-    // provider plan adds the engine it found, unless PROVIDERS_JSON was given.
-    extraEnv: { ...providers.env, ...passThroughEnv(process.env) },
+    // provider plan adds the engine it found, unless PROVIDERS_JSON was given; GET /version names
+    // the checkout's commit unless BUILD_COMMIT was given.
+    extraEnv: { ...providers.env, ...buildCommitEnv(), ...passThroughEnv(process.env) },
     startTimeoutMs: config.STACK_START_TIMEOUT_MS,
   });
   try {
@@ -91,6 +93,12 @@ void runService('stack', async () => {
     }
   };
 });
+
+/** BUILD_COMMIT: the caller's, else the checkout's HEAD; nothing without git or outside a checkout. */
+function buildCommitEnv(): Record<string, string> {
+  const commit = stackBuildCommit(REPO_ROOT, process.env);
+  return commit ? { BUILD_COMMIT: commit } : {};
+}
 
 /** The dependency containers outlive the stack: they hold its data, and the next start reuses them. */
 function leftRunning(containers: readonly string[]): string {

@@ -7,6 +7,7 @@ export * from './dependencies';
 export * from './provider-plan';
 export * from './running-stack';
 export * from './pass-through';
+export * from './build-commit';
 export * from './dev-dependencies';
 export * from './dev-dependency-images';
 export * from './dev-dependency-container';
