@@ -108,6 +108,7 @@ describe('npm start hands every documented variable to the services that read it
       SHUTDOWN_DELAY_MS: '50',
       STARTUP_WAIT_SECONDS: '30',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
       OTEL_TRACES_SAMPLER_ARG: '1',
       PUBLIC_ORIGINS: 'http://runs.example.test',
       AUTH_FAILURES_PER_MINUTE: '120',
@@ -119,9 +120,17 @@ describe('npm start hands every documented variable to the services that read it
       GATEWAY_IDLE_TIMEOUT_MS: '130000',
       GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '50000',
       GATEWAY_MAX_CONNECTIONS: '5000',
+      // 0.0.0.0 includes 127.0.0.1, where the gateway and the base URL reach the services.
+      HOST: '0.0.0.0',
+      BUILD_COMMIT: 'cfg1234',
+      STACK_START_TIMEOUT_MS: '240000',
+      // PROVIDERS_JSON has no container offer: the socket is handed on, never used.
+      CONTAINER_ENGINE_SOCKET: '/nonexistent/cfg-engine.sock',
+      // A crash site no code has: handed on, never hit.
+      FAILPOINT: 'cfg.unarmed',
     };
     await infra.cleanup();
-    // NAMESPACE, DATABASE_SCHEMA and PORT are set by the fixture (an isolated corner, a free port).
+    // NAMESPACE, DATABASE_SCHEMA, PORT and DEV_KEYS_DIR are set by the fixture (an isolated corner, a free port, a temp folder).
     stack = await npmStart(values);
   });
 
@@ -133,7 +142,7 @@ describe('npm start hands every documented variable to the services that read it
   it('has a test value for every documented variable a service reads (add one when you document a variable)', () => {
     const documented = documentedVariables();
     expect(documented.length).toBeGreaterThan(30);
-    const fixture = ['NAMESPACE', 'DATABASE_SCHEMA', 'PORT'];
+    const fixture = ['NAMESPACE', 'DATABASE_SCHEMA', 'PORT', 'DEV_KEYS_DIR'];
     const untested = documented.filter((v) => !(v in values) && !fixture.includes(v) && !STACK_MANAGED_VARIABLES.includes(v));
     expect(untested).toEqual([]);
   });
@@ -168,6 +177,8 @@ describe('npm start hands every documented variable to the services that read it
     expect(minted.stderr).toContain(`the stack at ${stack.baseUrl} cannot see workspace cfg (401`);
     expect(minted.stdout).toBe('');
     const api = new ContractClient(stack.baseUrl);
+    // BUILD_COMMIT given to npm start wins over the checkout's commit.
+    expect((await api.call('GET /version', '/version')).body).toMatchObject({ build: { commit: 'cfg1234' } });
     const workspace = await api.call('GET /workspaces/current', '/workspaces/current', { token });
     expect(workspace.status).toBe(200);
     expect((workspace.body as { limits: unknown }).limits).toMatchObject({
