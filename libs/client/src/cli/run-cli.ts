@@ -3,7 +3,7 @@ import { WrsApiError, WrsConfigurationError, WrsContractMismatchError, WrsNetwor
 import { parseInvocation, USAGE, type Invocation } from './arguments';
 import { cancelRunCommand, createRunCommand, getRunCommand, listRunsCommand, runEventsCommand } from './commands/runs';
 import { versionCommand, workspaceCommand } from './commands/meta';
-import { tokenCommand } from './commands/token';
+import { noTokenMessage, tokenCommand } from './commands/token';
 import { webhooksCommand } from './commands/webhooks';
 import { EXIT, UsageError, type ExitCode } from './exit-codes';
 import type { CliIo } from './io';
@@ -54,7 +54,7 @@ async function dispatch(invocation: Invocation, settings: CliSettings, io: CliIo
     return versionCommand(client, io, json);
   }
   if (!settings.token) {
-    throw new UsageError(`no token: set WRS_TOKEN or "token" in ${settings.configPath} (for the local stack: wrs token --workspace demo)`);
+    throw new UsageError(noTokenMessage(settings.configPath));
   }
   // The spec's order: check the deployed contract first, so a mismatch is named instead of failing oddly.
   await client.checkVersion();

@@ -9,6 +9,19 @@ import type { CliIo } from '../io';
 /** In a repository checkout, this file is dist/libs/client/src/cli/commands/; the token script is dist/scripts/src/. */
 const MINT_SCRIPT = join(__dirname, '..', '..', '..', '..', '..', 'scripts', 'src', 'mint-token.js');
 
+/** Whether `wrs token` works here: in a built repository checkout, not in a packed install (no token script). */
+export function canMintTokens(mintScript: string = MINT_SCRIPT): boolean {
+  return existsSync(mintScript);
+}
+
+/** What the CLI says without a token: where to get one, true for where it runs. */
+export function noTokenMessage(configPath: string, canMint: boolean = canMintTokens()): string {
+  const getOne = canMint
+    ? 'for the local stack: wrs token --workspace demo'
+    : "a token from your identity provider; for a development stack, the one `npm run token -- --workspace demo` prints in the service's checkout";
+  return `no token: set WRS_TOKEN or "token" in ${configPath} (${getOne})`;
+}
+
 /**
  * `wrs token` (development): mints a token with the repository's `npm run token` (the local signing key,
  * the workspace created if needed) and saves it in the config file (mode 0600), so it never appears on
@@ -19,7 +32,7 @@ export function tokenCommand(io: CliIo, invocation: Invocation, configPath: stri
   if (!workspace) {
     throw new UsageError('token needs --workspace');
   }
-  if (!existsSync(MINT_SCRIPT)) {
+  if (!canMintTokens()) {
     throw new UsageError('token is a development command: run it from a built repository checkout (npm run cli -- token ...)');
   }
   const minted = spawnSync(process.execPath, [MINT_SCRIPT, '--workspace', workspace, ...(ttl ? ['--ttl', ttl] : [])], {
