@@ -110,6 +110,32 @@ describe('Reconciler: one drive, one decision per step, none on a stale row', ()
     expect(conflicts).toBe(0);
   });
 
+  it('a run pending right after its own submit was taken is not submitted again by that process; a restarted one submits again', async () => {
+    const runId = await createdRun();
+    reconciler.poke(await viewOf(runId));
+    await eventually(async () => ((await typesOf(runId)).includes('run.dispatched') ? true : undefined));
+    const starting = await viewOf(runId);
+    const submits = simulator.submits;
+    // Before the simulated start delay: the provider says pending.
+    reconciler.poke(starting);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(simulator.submits).toBe(submits);
+    // A process that did not see the submit taken (restarted, or another replica) submits again.
+    const restarted = new Reconciler(
+      new RunQueries(db),
+      new RunCommandHandler(store),
+      new ProviderRegistry([simulator]),
+      DEFAULT_PROVIDER_OFFERS,
+      new CredentialVault(new ProviderCredentials(db), new Map()),
+      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: 60_000, onError: (error) => { throw error; } },
+      () => new Date(now),
+    );
+    restarted.poke(starting);
+    await eventually(() => Promise.resolve(simulator.submits === submits + 1 ? true : undefined));
+    await restarted.stop();
+    expect(await typesOf(runId)).toEqual(['run.created', 'run.dispatched']);
+  });
+
   it('a row older than what the worker appended since is not decided on again (no second submit)', async () => {
     const runId = await createdRun();
     const queued = await viewOf(runId);

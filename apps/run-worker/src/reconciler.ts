@@ -7,7 +7,7 @@ import { cancel } from './reconcile/cancel-step';
 import { dispatch } from './reconcile/dispatch-step';
 import { observe } from './reconcile/observe-step';
 import { PlaceLoadReader, PlacementReservations } from './reconcile/placement-reservations';
-import { snapshotOf, type Decided, type StepContext } from './reconcile/step-context';
+import { snapshotOf, SubmittedHere, type Decided, type StepContext } from './reconcile/step-context';
 import { Unresponsive } from './reconcile/unresponsive';
 
 export interface ReconcilerOptions {
@@ -58,6 +58,7 @@ export class Reconciler {
       execute: (run, command, at, messageIdBase) => this.execute(run, command, at, messageIdBase),
       current: (run) => this.handler.current(run.workspaceId, run.runId),
       lastVersion: (run) => this.handler.lastVersion(run.workspaceId, run.runId),
+      submitted: this.submitted,
       startedAtMs: this.clock().getTime(),
       nowMs: () => this.clock().getTime(),
       failpoint,
@@ -68,6 +69,7 @@ export class Reconciler {
   private readonly context: StepContext;
   private readonly unresponsive: Unresponsive;
   private readonly reservations = new PlacementReservations();
+  private readonly submitted = new SubmittedHere();
   private readonly placeLoads: PlaceLoadReader;
 
   start(): void {
@@ -111,6 +113,7 @@ export class Reconciler {
       this.newest.set(runId, Number.MAX_SAFE_INTEGER);
       this.reservations.release(runId);
       this.unresponsive.answered(runId);
+      this.submitted.forget(runId);
       return;
     }
     if (this.newest.size >= MAX_REMEMBERED_RUNS) {

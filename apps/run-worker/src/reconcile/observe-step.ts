@@ -23,8 +23,10 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
   switch (observation.phase) {
     case 'pending':
       // Starting and not running yet: submitted again (idempotent), as a worker that died between
-      // creating a workload and starting it left it created but never started.
-      if (run.state === 'starting') {
+      // creating a workload and starting it left it created but never started. Not if this process's
+      // own submit of this dispatch was taken: nobody died, and the re-submit read the run's events
+      // (an ordered consumer), opened its credential (Postgres) and read its last version, per run.
+      if (run.state === 'starting' && !context.submitted.has(run)) {
         await submitAgain(context, run);
       }
       return;

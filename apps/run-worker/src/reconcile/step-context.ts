@@ -26,10 +26,43 @@ export interface StepContext {
   current(run: RunView): Promise<Snapshot>;
   /** The run's last event sequence (cheaper than `current`: one direct get). */
   lastVersion(run: RunView): Promise<number>;
+  /** Dispatches this process's own submit was taken for (by run id, the dispatch's time). */
+  readonly submitted: SubmittedHere;
   nowMs(): number;
   /** Fault injection for crash tests (see FAILPOINT); a no-op unless armed. */
   failpoint(name: string): void;
 }
+
+/**
+ * The dispatches whose submit this process made and the provider took. A workload the provider then
+ * reports pending is not submitted again by the same process: the re-submit is for a worker that died
+ * between recording the dispatch and submitting (or between creating and starting), which a process that
+ * saw its own submit succeed did not. Lost on restart, so a restarted worker submits again as before.
+ */
+export class SubmittedHere {
+  private readonly byRun = new Map<string, string>();
+
+  taken(run: RunView): void {
+    if (!run.dispatchedAt) {
+      return;
+    }
+    if (this.byRun.size >= MAX_SUBMITTED_REMEMBERED) {
+      this.byRun.clear(); // forgetting only costs a re-submit (idempotent)
+    }
+    this.byRun.set(run.runId, run.dispatchedAt);
+  }
+
+  /** Whether this process's submit of the dispatch `run` shows was taken. */
+  has(run: RunView): boolean {
+    return run.dispatchedAt !== null && this.byRun.get(run.runId) === run.dispatchedAt;
+  }
+
+  forget(runId: string): void {
+    this.byRun.delete(runId);
+  }
+}
+
+const MAX_SUBMITTED_REMEMBERED = 100_000;
 
 export interface PlaceLoads {
   readonly counts: ReadonlyMap<string, number>;

@@ -39,6 +39,7 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
     return refuse(context, run, dispatched, { provider: placement.provider, region: placement.region, code: error.code, message: tenantSafe(error.message) });
   }
   context.failpoint('worker.after-submit');
+  context.submitted.taken(run);
   await stopIfLate(context, run, provider);
   return null;
 }
