@@ -4,23 +4,65 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 const IO_PACKAGES = [
-  '@nats-io/*', 'pg', 'typeorm', 'ioredis', '@nestjs/*', 'express', 'testcontainers',
-  'node:fs', 'node:net', 'node:http', 'node:child_process', 'fs', 'net', 'http', 'child_process',
+  '@nats-io/*',
+  'pg',
+  'typeorm',
+  'ioredis',
+  '@nestjs/*',
+  'express',
+  'testcontainers',
+  'node:fs',
+  'node:net',
+  'node:http',
+  'node:child_process',
+  'fs',
+  'net',
+  'http',
+  'child_process',
 ];
 
 /** Node's built-in modules that do I/O or reach outside the process, with and without the `node:` prefix. */
-const NODE_IO = ['fs', 'fs/*', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'dns', 'tls', 'os', 'worker_threads', 'cluster', 'process'];
+const NODE_IO = [
+  'fs',
+  'fs/*',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'child_process',
+  'dgram',
+  'dns',
+  'tls',
+  'os',
+  'worker_threads',
+  'cluster',
+  'process',
+];
 
 /** The domain is pure: it decides, others do I/O (checked by eslint-boundaries.unit.spec.ts). */
 export const DOMAIN_RESTRICTED_IMPORTS = [
   'error',
-  { patterns: [{ group: [...new Set(['node:*', ...NODE_IO, ...IO_PACKAGES])], message: 'libs/domain is pure: no I/O, no Node built-ins (do it in a lib or app that calls the domain).' }] },
+  {
+    patterns: [
+      {
+        group: [...new Set(['node:*', ...NODE_IO, ...IO_PACKAGES])],
+        message: 'libs/domain is pure: no I/O, no Node built-ins (do it in a lib or app that calls the domain).',
+      },
+    ],
+  },
 ];
 
 /** Deployable apps ship without test helpers: only their tests (`*.spec.ts`, `*.testing.ts`) may use them. */
 export const APP_RESTRICTED_IMPORTS = [
   'error',
-  { paths: [{ name: '@wrs/testing', message: 'Test helpers are not part of a deployable app: import them from a *.spec.ts or *.testing.ts file.' }] },
+  {
+    paths: [
+      {
+        name: '@wrs/testing',
+        message: 'Test helpers are not part of a deployable app: import them from a *.spec.ts or *.testing.ts file.',
+      },
+    ],
+  },
 ];
 
 /** The published client and the browser console take only the contract's types from this repository (erased when built). */
@@ -28,7 +70,9 @@ export const CONTRACT_TYPES_ONLY = [
   'error',
   {
     paths: [{ name: '@wrs/contracts/types', allowTypeImports: true, message: 'Only types from the contract: use `import type`.' }],
-    patterns: [{ regex: '^@wrs/(?!contracts/types$)', message: 'The client and the console import only `@wrs/contracts/types` (type-only).' }],
+    patterns: [
+      { regex: '^@wrs/(?!contracts/types$)', message: 'The client and the console import only `@wrs/contracts/types` (type-only).' },
+    ],
   },
 ];
 
@@ -98,7 +142,10 @@ export default tseslint.config(
       '@nx/enforce-module-boundaries': ['error', BOUNDARIES],
     },
   },
-  { files: ['libs/domain/src/**/*.ts'], rules: { 'no-restricted-imports': DOMAIN_RESTRICTED_IMPORTS, 'no-restricted-syntax': NO_DYNAMIC_LOADING } },
+  {
+    files: ['libs/domain/src/**/*.ts'],
+    rules: { 'no-restricted-imports': DOMAIN_RESTRICTED_IMPORTS, 'no-restricted-syntax': NO_DYNAMIC_LOADING },
+  },
   {
     files: ['libs/client/src/**/*.ts', 'apps/console/src/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': CONTRACT_TYPES_ONLY, 'no-restricted-syntax': NO_DYNAMIC_LOADING },

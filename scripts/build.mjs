@@ -17,7 +17,18 @@ cpSync(join(root, '.swcrc'), buildRc);
 writeFileSync(buildRc, JSON.stringify({ ...swcrc, jsc: { ...swcrc.jsc, baseUrl: root, paths } }));
 execFileSync(
   join(root, 'node_modules', '.bin', 'swc'),
-  ['apps', 'libs', 'scripts/src', '-d', 'dist', '--config-file', buildRc, '--ignore', '**/*.spec.ts,**/*.testing.ts,apps/console/**', '--quiet'],
+  [
+    'apps',
+    'libs',
+    'scripts/src',
+    '-d',
+    'dist',
+    '--config-file',
+    buildRc,
+    '--ignore',
+    '**/*.spec.ts,**/*.testing.ts,apps/console/**',
+    '--quiet',
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 cpSync(join(root, 'libs/contracts/openapi.yaml'), join(root, 'dist/libs/contracts/openapi.yaml'));

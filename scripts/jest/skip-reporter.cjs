@@ -15,7 +15,10 @@ class SkipReporter {
     for (const file of results.testResults) {
       for (const test of file.testResults) {
         if (test.status === 'pending' || test.status === 'skipped' || test.status === 'todo' || test.status === 'disabled') {
-          skipped.push({ file: file.testFilePath.replace(`${process.cwd()}/`, ''), title: [...test.ancestorTitles, test.title].join(' > ') });
+          skipped.push({
+            file: file.testFilePath.replace(`${process.cwd()}/`, ''),
+            title: [...test.ancestorTitles, test.title].join(' > '),
+          });
         }
       }
     }
@@ -31,7 +34,8 @@ class SkipReporter {
       process.stdout.write(`  ${files.length} skipped: ${why} (${[...new Set(files)].join(', ')})\n`);
     }
     const ci = process.env.CI === 'true' || process.env.CI === '1';
-    this.error = ci && skipped.length > 0 ? new Error(`[${this.tier}] ${skipped.length} test(s) skipped in CI: every test must run`) : undefined;
+    this.error =
+      ci && skipped.length > 0 ? new Error(`[${this.tier}] ${skipped.length} test(s) skipped in CI: every test must run`) : undefined;
     if (this.error) {
       process.stdout.write(`${this.error.message}\n`);
     }

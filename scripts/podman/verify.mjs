@@ -40,7 +40,17 @@ const depDir = env.TC_VERIFY_DIR ?? '/tmp/tc-verify';
 const req = createRequire(join(depDir, 'noop.js'));
 function ensureDeps() {
   try {
-    for (const d of ['testcontainers', '@testcontainers/postgresql', '@testcontainers/redis', '@testcontainers/nats', 'pg', 'ioredis', '@nats-io/transport-node', '@nats-io/jetstream']) req.resolve(d);
+    for (const d of [
+      'testcontainers',
+      '@testcontainers/postgresql',
+      '@testcontainers/redis',
+      '@testcontainers/nats',
+      'pg',
+      'ioredis',
+      '@nats-io/transport-node',
+      '@nats-io/jetstream',
+    ])
+      req.resolve(d);
     return;
   } catch {
     /* install below */
@@ -178,7 +188,10 @@ await check(
 {
   const t0 = performance.now();
   const started = await Promise.allSettled([
-    new GenericContainer(IMAGES.nats).withExposedPorts(4222).withWaitStrategy(Wait.forLogMessage(/Server is ready/)).start(),
+    new GenericContainer(IMAGES.nats)
+      .withExposedPorts(4222)
+      .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+      .start(),
     new GenericContainer(IMAGES.postgres)
       .withEnvironment(PG_ENV)
       .withExposedPorts(5432)
@@ -192,14 +205,24 @@ await check(
   if (row.ok) {
     const [n, p, r] = started.map((s) => s.value);
     await natsJetStream({ servers: `${n.getHost()}:${n.getMappedPort(4222)}` });
-    await pgSelect1({ host: p.getHost(), port: p.getMappedPort(5432), user: PG_ENV.POSTGRES_USER, password: PG_ENV.POSTGRES_PASSWORD, database: PG_ENV.POSTGRES_DB });
+    await pgSelect1({
+      host: p.getHost(),
+      port: p.getMappedPort(5432),
+      user: PG_ENV.POSTGRES_USER,
+      password: PG_ENV.POSTGRES_PASSWORD,
+      database: PG_ENV.POSTGRES_DB,
+    });
     await redisPing({ host: r.getHost(), port: r.getMappedPort(6379) });
   } else row.error = failed.map((f) => String(f.reason?.message ?? f.reason).split('\n')[0]).join('; ');
   const t2 = performance.now();
   await Promise.all(started.filter((s) => s.status === 'fulfilled').map((s) => s.value.stop()));
   row.stopMs = ms(t2);
   results.push(row);
-  console.log(row.ok ? `PASS ${row.kind} ${row.name}: all ready in ${readyMs} ms, clients ok, stop ${row.stopMs} ms` : `FAIL ${row.kind} ${row.name}: ${row.error}`);
+  console.log(
+    row.ok
+      ? `PASS ${row.kind} ${row.name}: all ready in ${readyMs} ms, clients ok, stop ${row.stopMs} ms`
+      : `FAIL ${row.kind} ${row.name}: ${row.error}`,
+  );
 }
 
 // ---- the official Testcontainers modules, pointed at our images
@@ -239,7 +262,9 @@ await check(
 const generic = results.filter((r) => r.kind === 'GenericContainer');
 const modules = results.filter((r) => r.kind !== 'GenericContainer');
 const passed = results.filter((r) => r.ok).length;
-console.log(`\nGenericContainer: ${generic.filter((r) => r.ok).length}/${generic.length} ok; modules: ${modules.filter((r) => r.ok).length}/${modules.length} ok`);
+console.log(
+  `\nGenericContainer: ${generic.filter((r) => r.ok).length}/${generic.length} ok; modules: ${modules.filter((r) => r.ok).length}/${modules.length} ok`,
+);
 console.log(`${passed} passed, ${results.length - passed} failed`);
 const mustPass = strictModules ? results : generic;
 process.exit(mustPass.every((r) => r.ok) ? 0 : 1);

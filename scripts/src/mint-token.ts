@@ -61,7 +61,9 @@ void runService('token', async () => {
   if (running) {
     await checkStackSees(running, token, record.id);
   }
-  console.error(`workspace ${record.id} (schema ${settings.database.schema}${running ? `, the stack at ${running.baseUrl}` : ', no running npm start found'}); token valid for ${ttl} s`);
+  console.error(
+    `workspace ${record.id} (schema ${settings.database.schema}${running ? `, the stack at ${running.baseUrl}` : ', no running npm start found'}); token valid for ${ttl} s`,
+  );
   console.log(token);
   process.exit(0);
 });

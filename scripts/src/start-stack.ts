@@ -111,7 +111,11 @@ function leftRunning(containers: readonly string[]): string {
  * with the command that starts it.
  */
 async function ensureDependencies(config: StackEnv, engine: EngineCandidate | undefined): Promise<readonly string[]> {
-  const unreachable = await unreachableDependencies({ NATS_URL: config.NATS_URL, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL });
+  const unreachable = await unreachableDependencies({
+    NATS_URL: config.NATS_URL,
+    DATABASE_URL: config.DATABASE_URL,
+    REDIS_URL: config.REDIS_URL,
+  });
   if (unreachable.length === 0) {
     return [];
   }
@@ -119,7 +123,10 @@ async function ensureDependencies(config: StackEnv, engine: EngineCandidate | un
   const images = devDependencyImages(join(REPO_ROOT, 'docker', 'compose.yaml'), process.env);
   if (!engine) {
     const hint = 'With Docker or Podman running, npm start starts these itself.';
-    throw new MissingDependenciesError(unreachable.map((d) => describeMissing(d, images[d.kind])), hint);
+    throw new MissingDependenciesError(
+      unreachable.map((d) => describeMissing(d, images[d.kind])),
+      hint,
+    );
   }
   const started = await startDevDependencies(unreachable, engine, images);
   started.lines.forEach((line) => console.log(`stack: ${line}`));

@@ -20,18 +20,31 @@ const SHARED: ReadonlyArray<[keyof RunningStack, string]> = [
  * The running stack's settings when there is one (a variable set to something else is refused: the
  * workspace would land where that stack never looks); else this command's own variables.
  */
-export function stackSettings(config: TokenEnv, env: Readonly<Record<string, string | undefined>>, running: RunningStack | undefined): TokenSettings {
+export function stackSettings(
+  config: TokenEnv,
+  env: Readonly<Record<string, string | undefined>>,
+  running: RunningStack | undefined,
+): TokenSettings {
   if (!running) {
-    return { database: { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA }, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE };
+    return {
+      database: { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA },
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+    };
   }
   const conflicts = SHARED.filter(([field, variable]) => env[variable] !== undefined && env[variable] !== String(running[field])).map(
     // The value may be a URL with a password: name the variable only.
-    ([, variable]) => `${variable} differs from the running stack's (pid ${running.pid}, ${running.baseUrl}); unset it, or stop that stack first`,
+    ([, variable]) =>
+      `${variable} differs from the running stack's (pid ${running.pid}, ${running.baseUrl}); unset it, or stop that stack first`,
   );
   if (conflicts.length > 0) {
     throw new ConfigError(conflicts);
   }
-  return { database: { url: running.databaseUrl, schema: running.databaseSchema }, issuer: running.authIssuer, audience: running.authAudience };
+  return {
+    database: { url: running.databaseUrl, schema: running.databaseSchema },
+    issuer: running.authIssuer,
+    audience: running.authAudience,
+  };
 }
 
 /** Asks the running stack for the token's workspace: a token it would not honour is never handed out. */
@@ -46,9 +59,13 @@ export async function checkStackSees(running: RunningStack, token: string, works
     status = res.status;
     code = res.ok ? '' : (((await res.json().catch(() => ({}))) as { code?: string }).code ?? '');
   } catch (error) {
-    throw new ConfigError([`the stack recorded at ${running.baseUrl} (pid ${running.pid}) does not answer (${(error as Error).message}); no token was printed`]);
+    throw new ConfigError([
+      `the stack recorded at ${running.baseUrl} (pid ${running.pid}) does not answer (${(error as Error).message}); no token was printed`,
+    ]);
   }
   if (status !== 200) {
-    throw new ConfigError([`the stack at ${running.baseUrl} cannot see workspace ${workspaceId} (${status} ${code}); no token was printed`]);
+    throw new ConfigError([
+      `the stack at ${running.baseUrl} cannot see workspace ${workspaceId} (${status} ${code}); no token was printed`,
+    ]);
   }
 }

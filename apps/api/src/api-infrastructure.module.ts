@@ -66,7 +66,8 @@ export class ApiInfrastructureModule {
 /** Every value that is an instance of a class of ours (not a plain object, array or number), under that class. */
 function byOwnClass(infrastructure: ApiInfrastructure): ValueProvider[] {
   const instances = Object.values(infrastructure).filter(
-    (value): value is object => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype,
+    (value): value is object =>
+      typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype,
   );
   const classes = instances.map((instance) => instance.constructor);
   if (new Set(classes).size !== classes.length) {

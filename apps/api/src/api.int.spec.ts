@@ -41,7 +41,7 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
   });
 
   describe('drift between the server and the contract', () => {
-    it('the api answers exactly the contract\'s operations but the event stream', () => {
+    it("the api answers exactly the contract's operations but the event stream", () => {
       const served = expressRoutes(app.getHttpAdapter().getInstance(), `/${API_PREFIX}`).sort();
       const contract = contractOperations()
         .filter((op) => !isRelayOperation(op))
@@ -63,7 +63,10 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     });
 
     it('405 for PUT on the collection that only takes GET and POST', async () => {
-      const res = await apiFetch(`${await app.getUrl()}/${API_PREFIX}/runs`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+      const res = await apiFetch(`${await app.getUrl()}/${API_PREFIX}/runs`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
     });
@@ -81,7 +84,7 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
       }
     });
 
-    it('POST /runs/{runId}:cancel with an id that is no UUID: the contract\'s 404 run_not_found', async () => {
+    it("POST /runs/{runId}:cancel with an id that is no UUID: the contract's 404 run_not_found", async () => {
       for (const id of ['not-a-uuid', 'a:b']) {
         const res = await sendRequest('POST', `${api.url}/runs/${id}:cancel`, { token });
         contractValidator().assertResponse('POST', '/runs/{runId}:cancel', res);
@@ -95,7 +98,7 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
       expect(res.body).toMatchObject({ code: 'not_acceptable' });
     });
 
-    it('431 problem for oversized headers instead of Node\'s bare text', async () => {
+    it("431 problem for oversized headers instead of Node's bare text", async () => {
       const res = await client.call('GET /version', '/version', { headers: { 'x-big': 'x'.repeat(20_000) } });
       expect(res.status).toBe(431);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -108,14 +111,23 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     });
   });
 
-  it('answers with the headers an API answer needs, not the ones a page needs (those are the console\'s)', async () => {
-    const answers = [await client.call('GET /version', '/version'), await client.call('GET /runs/{runId}', `/runs/${randomUUID()}`, { token })];
+  it("answers with the headers an API answer needs, not the ones a page needs (those are the console's)", async () => {
+    const answers = [
+      await client.call('GET /version', '/version'),
+      await client.call('GET /runs/{runId}', `/runs/${randomUUID()}`, { token }),
+    ];
     expect(answers.map((res) => res.status)).toEqual([200, 404]);
     for (const res of answers) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');
       expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
-      for (const pageOnly of ['content-security-policy', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy', 'x-xss-protection']) {
+      for (const pageOnly of [
+        'content-security-policy',
+        'x-frame-options',
+        'referrer-policy',
+        'cross-origin-opener-policy',
+        'x-xss-protection',
+      ]) {
         expect([pageOnly, res.headers.get(pageOnly)]).toEqual([pageOnly, null]);
       }
     }
@@ -147,7 +159,10 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     const nearlyValid = fc.record(
       {
         workload: fc.oneof(
-          fc.record({ image: fc.oneof(fc.string(), fc.constantFrom('busybox', '', 'a'.repeat(513))), env: json, args: json }, { requiredKeys: [] }),
+          fc.record(
+            { image: fc.oneof(fc.string(), fc.constantFrom('busybox', '', 'a'.repeat(513))), env: json, args: json },
+            { requiredKeys: [] },
+          ),
           json,
         ),
         provider: fc.oneof(fc.constantFrom('auto', 'simulator', 'aws', ''), json),
@@ -166,17 +181,22 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     it('POST /runs', async () => {
       let created = 0;
       await fc.assert(
-        fc.asyncProperty(rawBody, headerValue, fc.constantFrom('application/json', 'text/plain', 'application/merge-patch+json'), async (body, key, type) => {
-          const res = await client.call('POST /runs', '/runs', {
-            token,
-            headers: { 'idempotency-key': key.replace(/[^\x20-\x7e]/g, '?'), 'content-type': type },
-            body,
-          });
-          expect(res.status).toBeLessThan(500);
-          if (res.status === 201) {
-            created++;
-          }
-        }),
+        fc.asyncProperty(
+          rawBody,
+          headerValue,
+          fc.constantFrom('application/json', 'text/plain', 'application/merge-patch+json'),
+          async (body, key, type) => {
+            const res = await client.call('POST /runs', '/runs', {
+              token,
+              headers: { 'idempotency-key': key.replace(/[^\x20-\x7e]/g, '?'), 'content-type': type },
+              body,
+            });
+            expect(res.status).toBeLessThan(500);
+            if (res.status === 201) {
+              created++;
+            }
+          },
+        ),
         { numRuns: 1500 },
       );
       // Runs only come from 201 answers: count the runs JetStream holds events of in this namespace.
@@ -186,10 +206,13 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     it('GET /runs/{runId}', async () => {
       await fc.assert(
         // `.` and `..` are dot-segments: a URL client resolves them away before sending.
-        fc.asyncProperty(fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), fc.uuid()).filter((id) => id !== '.' && id !== '..'), async (id) => {
-          const res = await client.call('GET /runs/{runId}', `/runs/${encodeURIComponent(id)}`, { token });
-          expect(res.status).toBe(404);
-        }),
+        fc.asyncProperty(
+          fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), fc.uuid()).filter((id) => id !== '.' && id !== '..'),
+          async (id) => {
+            const res = await client.call('GET /runs/{runId}', `/runs/${encodeURIComponent(id)}`, { token });
+            expect(res.status).toBe(404);
+          },
+        ),
         { numRuns: 1000 },
       );
     });

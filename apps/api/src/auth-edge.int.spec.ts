@@ -44,7 +44,10 @@ describe('authenticated answers and failed authentication', () => {
 
   it('the client address comes from X-Forwarded-For only through the trusted hop (loopback by default)', async () => {
     // This test's socket is loopback, the default trusted hop: the forwarded address is its own bucket.
-    const res = await api.client.call('GET /workspaces/current', '/workspaces/current', { token: forged, headers: { 'x-forwarded-for': '203.0.113.7' } });
+    const res = await api.client.call('GET /workspaces/current', '/workspaces/current', {
+      token: forged,
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+    });
     expect(res.status).toBe(401);
   });
 });

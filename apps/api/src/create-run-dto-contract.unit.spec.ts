@@ -8,7 +8,7 @@ import { BodyValidationPipe } from './validation.pipe';
  * The request DTO is checked against the contract: for thousands of bodies, valid and nearly valid,
  * class-validator accepts a body exactly when the contract's CreateRunRequest schema does.
  */
-describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
+describe("CreateRunDto agrees with the contract's CreateRunRequest", () => {
   const pipe = new BodyValidationPipe();
   const metadata: ArgumentMetadata = { type: 'body', metatype: CreateRunDto };
   const dtoAccepts = (body: unknown): boolean => {
@@ -31,11 +31,25 @@ describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
   const name = fc.oneof(fc.constantFrom('auto', 'simulator', 'local-1', 'a', 'Upper', '-x', '', 'a'.repeat(64)), fc.string());
   const envKey = fc.oneof(fc.constantFrom('A', '_x', 'SIM_EXIT_CODE', '1BAD', 'has space', ''), fc.string({ maxLength: 5 }));
   const labelKey = fc.oneof(
-    fc.constantFrom('team', 'a', 'A.b_c-9', 'example.com/team', 'k8s.io/x', `${'a'.repeat(253)}/x`, `${'a'.repeat(254)}/x`, 'a'.repeat(63), 'a'.repeat(64)),
+    fc.constantFrom(
+      'team',
+      'a',
+      'A.b_c-9',
+      'example.com/team',
+      'k8s.io/x',
+      `${'a'.repeat(253)}/x`,
+      `${'a'.repeat(254)}/x`,
+      'a'.repeat(63),
+      'a'.repeat(64),
+    ),
     fc.constantFrom('-x', 'x-', '_x', 'Ex.com/x', 'a..b/x', '/x', 'a/', 'a/b/c', 'has space', '', 'constructor', '__proto__'),
     fc.string({ maxLength: 5 }),
   );
-  const labelValue = fc.oneof(fc.constantFrom('ml', '', 'v1.2_3-x', 'a'.repeat(63), 'a'.repeat(64), '-x', 'x.', 'a/b'), fc.string({ maxLength: 4 }), fc.integer());
+  const labelValue = fc.oneof(
+    fc.constantFrom('ml', '', 'v1.2_3-x', 'a'.repeat(63), 'a'.repeat(64), '-x', 'x.', 'a/b'),
+    fc.string({ maxLength: 4 }),
+    fc.integer(),
+  );
   const labels = fc.oneof(
     fc.dictionary(labelKey, labelValue, { maxKeys: 3 }),
     fc.dictionary(fc.stringMatching(/^[a-z]{1,3}$/), fc.constant('v'), { minKeys: 15, maxKeys: 18 }),
@@ -45,14 +59,27 @@ describe('CreateRunDto agrees with the contract\'s CreateRunRequest', () => {
   const workload = fc.record(
     {
       image: fc.oneof(fc.constantFrom('busybox', 'ghcr.io/a/b:1.0', 'x@sha256:ab', '', ' bad', '-x', 'a'.repeat(513)), fc.string()),
-      command: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), fc.constant('ls'), fc.array(fc.integer(), { maxLength: 2 }), fc.constant(null)),
+      command: fc.oneof(
+        fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+        fc.constant('ls'),
+        fc.array(fc.integer(), { maxLength: 2 }),
+        fc.constant(null),
+      ),
       args: fc.oneof(fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxLength: 3 }), fc.constant(null)),
-      env: fc.oneof(fc.dictionary(envKey, fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxKeys: 3 }), fc.constant([]), fc.constant(null)),
+      env: fc.oneof(
+        fc.dictionary(envKey, fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxKeys: 3 }),
+        fc.constant([]),
+        fc.constant(null),
+      ),
       timeoutSeconds: fc.oneof(fc.integer({ min: -2, max: 90000 }), fc.double(), fc.constant('10'), fc.constant(null)),
       resources: fc.oneof(
         fc.record(
           {
-            cpu: fc.oneof(fc.constantFrom('500m', '2', '0', '0m', '1.5', '1000000m', '1000', 'm', ' 1'), fc.string({ maxLength: 4 }), fc.integer()),
+            cpu: fc.oneof(
+              fc.constantFrom('500m', '2', '0', '0m', '1.5', '1000000m', '1000', 'm', ' 1'),
+              fc.string({ maxLength: 4 }),
+              fc.integer(),
+            ),
             memory: fc.oneof(fc.constantFrom('256Mi', '1Gi', '512', '0Mi', '1MB', '1000000Ki'), fc.string({ maxLength: 4 }), fc.integer()),
             gpu: fc.constant('1'),
           },

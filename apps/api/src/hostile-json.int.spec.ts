@@ -6,7 +6,15 @@ import fc from 'fast-check';
 import { startApi, type InProcessApi } from './in-process-api.testing';
 
 /** Every name Object.prototype gives an object, and the ones class-transformer and JS treat specially. */
-const PROTOTYPE_NAMES = [...Object.getOwnPropertyNames(Object.prototype), 'prototype', '__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty'];
+const PROTOTYPE_NAMES = [
+  ...Object.getOwnPropertyNames(Object.prototype),
+  'prototype',
+  '__proto__',
+  'constructor',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const TOP = ['provider', 'region', 'workload'];
 const WORKLOAD = ['image', 'command', 'args', 'env', 'timeoutSeconds', 'resources'];
@@ -66,18 +74,24 @@ describe('hostile JSON bodies', () => {
     expect(res.status).toBe(201);
     expect((res.body as { workload: { env: Record<string, string> } }).workload.env).toEqual(sent);
     const read = await client.call('GET /runs/{runId}', `/runs/${(res.body as { id: string }).id}`, { token });
-    expect(Object.entries((read.body as { workload: { env: Record<string, string> } }).workload.env).sort()).toEqual(Object.entries(sent).sort());
+    expect(Object.entries((read.body as { workload: { env: Record<string, string> } }).workload.env).sort()).toEqual(
+      Object.entries(sent).sort(),
+    );
   });
 
   it('env key __proto__ and prototype-named members are refused with a 400 naming them', async () => {
-    const res = await createRun(`{"workload":{"image":"busybox","env":{"__proto__":"x","A":"1"},"constructor":{"x":1}},"provider":"auto","region":"auto","toString":1}`);
+    const res = await createRun(
+      `{"workload":{"image":"busybox","env":{"__proto__":"x","A":"1"},"constructor":{"x":1}},"provider":"auto","region":"auto","toString":1}`,
+    );
     expect(res.status).toBe(400);
     const fields = ((res.body as Problem).params?.errors ?? []).map((e) => e.field).sort();
     expect(fields).toEqual(['toString', 'workload.constructor', 'workload.env.__proto__'].sort());
   });
 
   it('U+0000 and unpaired surrogates are refused by field (Postgres cannot store them: the run stayed queued, its events failing the projection forever)', async () => {
-    const res = await createRun('{"workload":{"image":"busybox","args":["a\\u0000b","\\ud83d\\ude42"],"command":["\\ud800"],"env":{"A":"\\udc00x","B\\u0000":"1"}},"provider":"auto","region":"auto"}');
+    const res = await createRun(
+      '{"workload":{"image":"busybox","args":["a\\u0000b","\\ud83d\\ude42"],"command":["\\ud800"],"env":{"A":"\\udc00x","B\\u0000":"1"}},"provider":"auto","region":"auto"}',
+    );
     expect([res.status, (res.body as Problem).code]).toEqual([400, 'validation_failed']);
     const fields = ((res.body as Problem).params?.errors ?? []).map((e) => e.field).sort();
     expect(fields).toEqual(['workload.args.0', 'workload.command.0', 'workload.env.A', 'workload.env.B\u0000'].sort());
@@ -89,84 +103,123 @@ describe('hostile JSON bodies', () => {
     const text = `{"provider":"simulator","secret":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
     const res = await client.call('POST /provider-credentials', '/provider-credentials', { token, body: text });
     expect([res.status, (res.body as Problem).code]).toEqual([400, 'body_too_complex']);
-    const shallow = await client.call('POST /provider-credentials', '/provider-credentials', { token, body: { provider: 'simulator', secret: { constructor: { prototype: 1 } } } });
+    const shallow = await client.call('POST /provider-credentials', '/provider-credentials', {
+      token,
+      body: { provider: 'simulator', secret: { constructor: { prototype: 1 } } },
+    });
     expect([shallow.status, (shallow.body as Problem).code]).toEqual([400, 'validation_failed']);
   });
 
-  it('fuzz: 5,000 generated bodies, 0 5xx, every env key kept or refused by name', async () => {
-    const keyArb = fc.oneof(
-      { arbitrary: fc.constantFrom(...PROTOTYPE_NAMES), weight: 3 },
-      { arbitrary: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,12}$/), weight: 6 },
-      { arbitrary: fc.string({ unit: 'binary', maxLength: 8 }), weight: 1 },
-      { arbitrary: fc.constantFrom('\u0000', 'A\u0000B', 'ÄÖÜ', '🙂', 'a-b', ''), weight: 1 },
-    );
-    // Valid env names only, prototype-named ones among them: bodies that must be created as sent.
-    const validKeyArb = fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES.filter((n) => ENV_NAME.test(n) && n !== '__proto__')), fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,12}$/));
-    const junkArb = fc.letrec((tie) => ({
-      value: fc.oneof(
-        { depthSize: 'small' },
-        fc.string({ unit: 'binary', maxLength: 6 }),
-        fc.constantFrom('1e400', '-1e400', '123456789012345678901234567890', '0.0000000000000000000001', 'null', 'true'),
-        fc.array(tie('value'), { maxLength: 3 }),
-        fc.dictionary(keyArb, tie('value'), { maxKeys: 3 }),
-      ),
-    })).value;
-    const bodyArb = fc.record({
-      env: fc.oneof(
-        fc.dictionary(validKeyArb, fc.string({ unit: 'binary', maxLength: 12 }), { maxKeys: 8 }),
-        fc.dictionary(keyArb, fc.oneof({ arbitrary: fc.string({ unit: 'binary', maxLength: 12 }), weight: 4 }, { arbitrary: junkArb, weight: 1 }), { maxKeys: 8 }),
-      ),
-      // Members no DTO declares (a declared name here would replace the real member: JSON's last one wins).
-      extraTop: fc.oneof({ arbitrary: fc.constant({}), weight: 4 }, { arbitrary: fc.dictionary(keyArb.filter((k) => !TOP.includes(k)), junkArb, { maxKeys: 2 }), weight: 1 }),
-      extraWorkload: fc.oneof({ arbitrary: fc.constant({}), weight: 4 }, { arbitrary: fc.dictionary(keyArb.filter((k) => !WORKLOAD.includes(k)), junkArb, { maxKeys: 2 }), weight: 1 }),
-      timeout: fc.oneof({ arbitrary: fc.constant('60'), weight: 6 }, { arbitrary: fc.constantFrom('1e400', '99999999999999999999999', '-0', '3.5', '"60"'), weight: 1 }),
-      depth: fc.oneof({ arbitrary: fc.nat({ max: 29 }), weight: 6 }, { arbitrary: fc.integer({ min: 30, max: 45 }), weight: 1 }),
-    });
-    let statuses: Record<number, number> = {};
-    await fc.assert(
-      fc.asyncProperty(bodyArb, async (b) => {
-        const nested = `${'['.repeat(b.depth)}"a"${']'.repeat(b.depth)}`;
-        const text =
-          `{"provider":"auto","region":"auto"${members(b.extraTop)},"workload":{"image":"busybox","env":${rawJson(b.env)},` +
-          `"timeoutSeconds":${b.timeout},"args":[${JSON.stringify(nested)}]${members(b.extraWorkload)}}}`;
-        const res = await createRun(text);
-        statuses = { ...statuses, [res.status]: (statuses[res.status] ?? 0) + 1 };
-        expect(res.status).toBeLessThan(500);
-        const problem = res.body as Problem;
-        const sentEnv = JSON.parse(`{"e":${rawJson(b.env)}}`).e as Record<string, unknown>;
-        const undeclared = [...Object.keys(b.extraTop), ...Object.keys(b.extraWorkload).map((k) => `workload.${k}`)];
-        if (res.status === 201) {
-          expect((res.body as { workload: { env?: Record<string, string> } }).workload.env ?? {}).toEqual(sentEnv);
-          expect(undeclared).toEqual([]);
-        } else {
-          expect(res.status).toBe(400);
-          const named = JSON.stringify(problem);
-          // Two passes: members the DTO does not declare (and env's __proto__) are refused first, each
-          // by its field; a body without them has every refused env key named in the env rule's message.
-          const fields = problem.params?.errors?.map((e) => e.field) ?? [];
-          const firstPass = [...undeclared, ...(Object.keys(sentEnv).includes('__proto__') ? ['workload.env.__proto__'] : [])];
-          if (problem.code === 'validation_failed' && firstPass.length > 0) {
-            expect(fields).toEqual(expect.arrayContaining(firstPass));
-          }
-          const refusedEnv = Object.entries(sentEnv).filter(([k, v]) => !(ENV_NAME.test(k) && k.length <= 128 && typeof v === 'string'));
-          if (problem.code === 'validation_failed' && firstPass.length === 0 && fields.includes('workload.env')) {
-            for (const [k] of refusedEnv) {
-              expect(named).toContain(JSON.stringify(JSON.stringify(k)).slice(1, -1));
+  it(
+    'fuzz: 5,000 generated bodies, 0 5xx, every env key kept or refused by name',
+    async () => {
+      const keyArb = fc.oneof(
+        { arbitrary: fc.constantFrom(...PROTOTYPE_NAMES), weight: 3 },
+        { arbitrary: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,12}$/), weight: 6 },
+        { arbitrary: fc.string({ unit: 'binary', maxLength: 8 }), weight: 1 },
+        { arbitrary: fc.constantFrom('\u0000', 'A\u0000B', 'ÄÖÜ', '🙂', 'a-b', ''), weight: 1 },
+      );
+      // Valid env names only, prototype-named ones among them: bodies that must be created as sent.
+      const validKeyArb = fc.oneof(
+        fc.constantFrom(...PROTOTYPE_NAMES.filter((n) => ENV_NAME.test(n) && n !== '__proto__')),
+        fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,12}$/),
+      );
+      const junkArb = fc.letrec((tie) => ({
+        value: fc.oneof(
+          { depthSize: 'small' },
+          fc.string({ unit: 'binary', maxLength: 6 }),
+          fc.constantFrom('1e400', '-1e400', '123456789012345678901234567890', '0.0000000000000000000001', 'null', 'true'),
+          fc.array(tie('value'), { maxLength: 3 }),
+          fc.dictionary(keyArb, tie('value'), { maxKeys: 3 }),
+        ),
+      })).value;
+      const bodyArb = fc.record({
+        env: fc.oneof(
+          fc.dictionary(validKeyArb, fc.string({ unit: 'binary', maxLength: 12 }), { maxKeys: 8 }),
+          fc.dictionary(
+            keyArb,
+            fc.oneof({ arbitrary: fc.string({ unit: 'binary', maxLength: 12 }), weight: 4 }, { arbitrary: junkArb, weight: 1 }),
+            { maxKeys: 8 },
+          ),
+        ),
+        // Members no DTO declares (a declared name here would replace the real member: JSON's last one wins).
+        extraTop: fc.oneof(
+          { arbitrary: fc.constant({}), weight: 4 },
+          {
+            arbitrary: fc.dictionary(
+              keyArb.filter((k) => !TOP.includes(k)),
+              junkArb,
+              { maxKeys: 2 },
+            ),
+            weight: 1,
+          },
+        ),
+        extraWorkload: fc.oneof(
+          { arbitrary: fc.constant({}), weight: 4 },
+          {
+            arbitrary: fc.dictionary(
+              keyArb.filter((k) => !WORKLOAD.includes(k)),
+              junkArb,
+              { maxKeys: 2 },
+            ),
+            weight: 1,
+          },
+        ),
+        timeout: fc.oneof(
+          { arbitrary: fc.constant('60'), weight: 6 },
+          { arbitrary: fc.constantFrom('1e400', '99999999999999999999999', '-0', '3.5', '"60"'), weight: 1 },
+        ),
+        depth: fc.oneof({ arbitrary: fc.nat({ max: 29 }), weight: 6 }, { arbitrary: fc.integer({ min: 30, max: 45 }), weight: 1 }),
+      });
+      let statuses: Record<number, number> = {};
+      await fc.assert(
+        fc.asyncProperty(bodyArb, async (b) => {
+          const nested = `${'['.repeat(b.depth)}"a"${']'.repeat(b.depth)}`;
+          const text =
+            `{"provider":"auto","region":"auto"${members(b.extraTop)},"workload":{"image":"busybox","env":${rawJson(b.env)},` +
+            `"timeoutSeconds":${b.timeout},"args":[${JSON.stringify(nested)}]${members(b.extraWorkload)}}}`;
+          const res = await createRun(text);
+          statuses = { ...statuses, [res.status]: (statuses[res.status] ?? 0) + 1 };
+          expect(res.status).toBeLessThan(500);
+          const problem = res.body as Problem;
+          const sentEnv = JSON.parse(`{"e":${rawJson(b.env)}}`).e as Record<string, unknown>;
+          const undeclared = [...Object.keys(b.extraTop), ...Object.keys(b.extraWorkload).map((k) => `workload.${k}`)];
+          if (res.status === 201) {
+            expect((res.body as { workload: { env?: Record<string, string> } }).workload.env ?? {}).toEqual(sentEnv);
+            expect(undeclared).toEqual([]);
+          } else {
+            expect(res.status).toBe(400);
+            const named = JSON.stringify(problem);
+            // Two passes: members the DTO does not declare (and env's __proto__) are refused first, each
+            // by its field; a body without them has every refused env key named in the env rule's message.
+            const fields = problem.params?.errors?.map((e) => e.field) ?? [];
+            const firstPass = [...undeclared, ...(Object.keys(sentEnv).includes('__proto__') ? ['workload.env.__proto__'] : [])];
+            if (problem.code === 'validation_failed' && firstPass.length > 0) {
+              expect(fields).toEqual(expect.arrayContaining(firstPass));
+            }
+            const refusedEnv = Object.entries(sentEnv).filter(([k, v]) => !(ENV_NAME.test(k) && k.length <= 128 && typeof v === 'string'));
+            if (problem.code === 'validation_failed' && firstPass.length === 0 && fields.includes('workload.env')) {
+              for (const [k] of refusedEnv) {
+                expect(named).toContain(JSON.stringify(JSON.stringify(k)).slice(1, -1));
+              }
             }
           }
-        }
-      }),
-      { numRuns: 5000, endOnFailure: true },
-    );
-    // The fuzz reached both sides: runs created with their env as sent, and refusals.
-    expect(statuses[201]).toBeGreaterThan(100);
-    expect(statuses[400]).toBeGreaterThan(100);
-  }, 30 * 60_000);
+        }),
+        { numRuns: 5000, endOnFailure: true },
+      );
+      // The fuzz reached both sides: runs created with their env as sent, and refusals.
+      expect(statuses[201]).toBeGreaterThan(100);
+      expect(statuses[400]).toBeGreaterThan(100);
+    },
+    30 * 60_000,
+  );
 });
 
 /** A dictionary as JSON text, with raw values ('1e400' stays a number literal) and keys escaped. */
 function rawJson(dict: Record<string, unknown>): string {
-  return `{${Object.entries(dict).map(([k, v]) => `${JSON.stringify(k)}:${rawValue(v)}`).join(',')}}`;
+  return `{${Object.entries(dict)
+    .map(([k, v]) => `${JSON.stringify(k)}:${rawValue(v)}`)
+    .join(',')}}`;
 }
 
 function rawValue(v: unknown): string {

@@ -55,7 +55,9 @@ export async function countCreatedRuns(env: IsolatedEnvironment, workspaceId = '
   const nc = await connectNats(env.natsUrl, 'count');
   try {
     const names = new StreamNames(env.namespace);
-    const info = await (await jetstreamManager(nc)).streams.info(names.eventsStream, {
+    const info = await (
+      await jetstreamManager(nc)
+    ).streams.info(names.eventsStream, {
       subjects_filter: `${env.namespace}.evt.${workspaceId}.*`,
     });
     return Object.keys(info.state.subjects ?? {}).length;

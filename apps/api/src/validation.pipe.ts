@@ -105,7 +105,11 @@ const UNSTORABLE_MESSAGE = 'must not contain U+0000 or an unpaired surrogate';
 
 /** The properties class-validator has rules for: the DTO's declared members. */
 function declaredProperties(type: new () => object): Set<string> {
-  return new Set(getMetadataStorage().getTargetValidationMetadatas(type, '', true, false).map((m) => m.propertyName));
+  return new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(type, '', true, false)
+      .map((m) => m.propertyName),
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -14,7 +14,8 @@ export function latencyChart(figures: readonly Figure[], title: string): string 
   const bars = figures.filter((f) => f.unit === 'ms' && /p50|p99/.test(f.metric) && f.value > 0);
   const max = Math.max(10, ...bars.map((b) => b.value));
   const min = 0.1;
-  const scale = (v: number): number => ((Math.log10(Math.max(v, min)) - Math.log10(min)) / (Math.log10(max) - Math.log10(min))) * (WIDTH - LABEL - MARGIN * 2);
+  const scale = (v: number): number =>
+    ((Math.log10(Math.max(v, min)) - Math.log10(min)) / (Math.log10(max) - Math.log10(min))) * (WIDTH - LABEL - MARGIN * 2);
   const height = MARGIN * 2 + bars.length * ROW + 30;
   const ticks = [0.1, 1, 10, 100, 1000, 10000].filter((t) => t <= max);
   const rows = bars.map((b, i) => {

@@ -3,20 +3,22 @@ import { cpuPerRunFigures, perRun, serviceCpuPerRun } from './cpu-per-run';
 const measurement = (parts: Record<string, number>): Map<string, number> => new Map(Object.entries(parts));
 
 describe('CPU per run: the median of three measurements, load generator excluded', () => {
-  it('divides each part\'s CPU by the runs and leaves the load generator out of the service\'s total', () => {
+  it("divides each part's CPU by the runs and leaves the load generator out of the service's total", () => {
     const byPart = perRun(measurement({ api: 300, postgres: 100, 'load generator': 150 }), 100);
     expect(byPart.get('api')).toBe(3);
     expect(serviceCpuPerRun(byPart)).toBe(4);
   });
 
-  it('reports each measurement, judges their median against 5 ms and Postgres\'s median against 1 ms', () => {
+  it("reports each measurement, judges their median against 5 ms and Postgres's median against 1 ms", () => {
     const figures = cpuPerRunFigures('at 100 runs/s', [
       measurement({ api: 3, postgres: 1.5, 'load generator': 9 }),
       measurement({ api: 2, postgres: 0.8, 'load generator': 9 }),
       measurement({ api: 9, postgres: 0.9, 'load generator': 9 }),
     ]);
     const byMetric = (start: string): { value: number; target?: unknown } | undefined => figures.find((f) => f.metric.startsWith(start));
-    expect(figures.filter((f) => f.metric.includes('measurement ') && f.metric.includes(' of 3')).map((f) => f.value)).toEqual([4.5, 2.8, 9.9]);
+    expect(figures.filter((f) => f.metric.includes('measurement ') && f.metric.includes(' of 3')).map((f) => f.value)).toEqual([
+      4.5, 2.8, 9.9,
+    ]);
     expect(byMetric('CPU per run at 100 runs/s, median of 3')).toMatchObject({ value: 4.5, target: { on: 'value', op: '<=', bound: 5 } });
     expect(byMetric('Postgres CPU per run at 100 runs/s, median of 3')).toMatchObject({ value: 0.9, target: { op: '<=', bound: 1 } });
     // The breakdown is the measurement whose total is the median one (the first), largest part first.

@@ -1,8 +1,12 @@
 import { busyPerSecond, callersOf, placeOf, selfTime, type CpuProfile } from './cpu-profile';
 
-const frame = (functionName: string, url: string, lineNumber = 0): { functionName: string; url: string; lineNumber: number } => ({ functionName, url, lineNumber });
+const frame = (functionName: string, url: string, lineNumber = 0): { functionName: string; url: string; lineNumber: number } => ({
+  functionName,
+  url,
+  lineNumber,
+});
 
-describe('selfTime: a .cpuprofile\'s self time by function and place', () => {
+describe("selfTime: a .cpuprofile's self time by function and place", () => {
   const profile: CpuProfile = {
     nodes: [
       { id: 1, callFrame: frame('(idle)', '') },
@@ -15,7 +19,7 @@ describe('selfTime: a .cpuprofile\'s self time by function and place', () => {
     timeDeltas: [1000, 500, 300, 500, 200, 4000],
   };
 
-  it('adds each sample\'s delta to its function and place, leaving idle out of the busy time', () => {
+  it("adds each sample's delta to its function and place, leaving idle out of the busy time", () => {
     const result = selfTime(profile);
     expect(result.busyUs).toBe(1500);
     expect(result.byFunction[0]).toEqual(['handle express:10', 1000]);

@@ -90,7 +90,10 @@ export class CpuUsage {
     for (const name of [...new Set([...SERVERS, ...this.servers.keys()])]) {
       const root = this.servers.get(name);
       const pids = root !== undefined ? treeOf(root, table) : [...table].filter(([, p]) => p.comm === name).map(([pid]) => pid);
-      out.set(name, pids.reduce((sum, pid) => sum + cpuMsOf(pid, true), 0));
+      out.set(
+        name,
+        pids.reduce((sum, pid) => sum + cpuMsOf(pid, true), 0),
+      );
     }
     out.set('load generator', cpuMsOf(process.pid));
     return out;

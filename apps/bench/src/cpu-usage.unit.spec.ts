@@ -4,7 +4,7 @@ import { CpuUsage } from './cpu-usage';
 import { listeningPid } from './listening-pid';
 
 describe('CpuUsage: CPU time by process from /proc', () => {
-  it('counts the CPU this process burns as the load generator\'s, and a gone process as nothing', () => {
+  it("counts the CPU this process burns as the load generator's, and a gone process as nothing", () => {
     const usage = new CpuUsage(new Map([['gone', 2 ** 22 + 12345]]));
     // Spin until Node itself says this process used 150 ms of CPU (wall time would depend on the load).
     const start = process.cpuUsage();
@@ -23,7 +23,7 @@ describe('CpuUsage: CPU time by process from /proc', () => {
 });
 
 describe('CpuUsage: a server as its listening process and descendants', () => {
-  it('finds the process listening on a port, and counts a server\'s exited children through it', async () => {
+  it("finds the process listening on a port, and counts a server's exited children through it", async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;

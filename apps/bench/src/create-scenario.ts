@@ -8,13 +8,24 @@ import { round } from './stats';
 import { atLeast, below } from './target';
 
 /** The body of every create the bench sends: a simulated workload that lives 50 ms. */
-export const CREATE_BODY = JSON.stringify({ workload: { image: 'busybox', env: { SIM_DURATION_MS: '50' } }, provider: 'auto', region: 'auto' });
+export const CREATE_BODY = JSON.stringify({
+  workload: { image: 'busybox', env: { SIM_DURATION_MS: '50' } },
+  provider: 'auto',
+  region: 'auto',
+});
 
 /**
  * POST /runs at 64 connections against raw JetStream publishes of the same bytes, same settings; with
  * `compare`, also against the framework floor. Only the run with `compare` carries the issue's targets.
  */
-export async function createThroughput(baseUrl: string, token: string, natsUrl: string, seconds: number, via = 'straight to the api', compare?: FloorComparison): Promise<Figure[]> {
+export async function createThroughput(
+  baseUrl: string,
+  token: string,
+  natsUrl: string,
+  seconds: number,
+  via = 'straight to the api',
+  compare?: FloorComparison,
+): Promise<Figure[]> {
   const load = await loadWithCpu(
     {
       url: `${baseUrl}/runs`,
@@ -30,9 +41,23 @@ export async function createThroughput(baseUrl: string, token: string, natsUrl: 
   const raw = await rawPublishRate(natsUrl, seconds);
   const judged = compare !== undefined;
   return [
-    { scenario: 'create', metric: `POST /runs throughput (64 connections, ${via})`, value: round(rate), unit: 'req/s', baseline: { what: 'raw JetStream publish, 64 in flight', value: round(raw) }, ratio: round(rate / raw, 3), ...(judged ? { target: atLeast(0.15, 'ratio') } : {}) },
+    {
+      scenario: 'create',
+      metric: `POST /runs throughput (64 connections, ${via})`,
+      value: round(rate),
+      unit: 'req/s',
+      baseline: { what: 'raw JetStream publish, 64 in flight', value: round(raw) },
+      ratio: round(rate / raw, 3),
+      ...(judged ? { target: atLeast(0.15, 'ratio') } : {}),
+    },
     { scenario: 'create', metric: `POST /runs latency p50 (${via})`, value: result.latency.p50, unit: 'ms' },
-    { scenario: 'create', metric: `POST /runs latency p99 (${via})`, value: result.latency.p99, unit: 'ms', ...(judged ? { target: below(100) } : {}) },
+    {
+      scenario: 'create',
+      metric: `POST /runs latency p99 (${via})`,
+      value: result.latency.p99,
+      unit: 'ms',
+      ...(judged ? { target: below(100) } : {}),
+    },
     { scenario: 'create', metric: `non-2xx answers (${via})`, value: result.non2xx, unit: 'count' },
     { scenario: 'create', metric: `accepted (2xx) runs (${via})`, value: result['2xx'], unit: 'count' },
     ...(compare ? againstFloor('create', load, compare.floor, via) : []),

@@ -60,7 +60,10 @@ export async function labelFilterPage(databaseUrl: string, total: number, sample
       const query = await timed(samples, async () => (await queries.list(workspace, { limit: 20, labels })).items.length);
       figures.push(figure(`${of(filter.what)}, the query: p99`, query));
       if (api) {
-        const search = new URLSearchParams([['limit', '20'], ...labels.map(({ key, value }): [string, string] => ['label', `${key}=${value}`])]);
+        const search = new URLSearchParams([
+          ['limit', '20'],
+          ...labels.map(({ key, value }): [string, string] => ['label', `${key}=${value}`]),
+        ]);
         const request = await timed(samples, async () => {
           const res = await fetch(`${api.url}/runs?${search.toString()}`, { headers: { authorization: `Bearer ${api.token}` } });
           const body = (await res.json()) as { items?: unknown[] };

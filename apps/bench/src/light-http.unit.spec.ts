@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { firstEvent, postJson } from './light-http';
 
 /** The bench's load client against a real node:http server on a real socket. */
-describe('light-http: the load generator\'s client', () => {
+describe("light-http: the load generator's client", () => {
   let server: Server;
   let base: string;
   const closedStreams: string[] = [];

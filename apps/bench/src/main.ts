@@ -97,7 +97,11 @@ async function main(): Promise<void> {
   const db = await openDatabase(database);
   await new Workspaces(db).ensure('bench', 'Benchmarks');
   const token = await mintAccessToken(readSigningKey(keys.privateKeyFile), {
-    issuer: 'workload-run-service-dev', audience: 'workload-run-service', workspaceId: 'bench', subject: 'bench', ttlSeconds: 3600,
+    issuer: 'workload-run-service-dev',
+    audience: 'workload-run-service',
+    workspaceId: 'bench',
+    subject: 'bench',
+    ttlSeconds: 3600,
   });
   const figures: Figure[] = [];
   let floor: FloorProcess | undefined;
@@ -132,7 +136,9 @@ async function main(): Promise<void> {
     }
     if (only.has('create')) {
       await createThroughput(apiUrl, token, env.natsUrl, 2); // warm-up
-      figures.push(...(await createThroughput(apiUrl, token, env.natsUrl, seconds, 'straight to the api', { apiPid, floor: floorLoads!.create })));
+      figures.push(
+        ...(await createThroughput(apiUrl, token, env.natsUrl, seconds, 'straight to the api', { apiPid, floor: floorLoads!.create })),
+      );
       const id = await createRun({ SIM_DURATION_MS: '600000' });
       const backlogStarted = performance.now();
       await waitUntil(async () => (await stateOf(id)) !== undefined, 600_000);
@@ -143,7 +149,10 @@ async function main(): Promise<void> {
         unit: 'ms',
       });
       // Let the reconciler settle the burst's runs before measuring reads and latency.
-      await waitUntil(async () => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE state = 'queued'`)) as { n: string }[])[0]?.n) === 0, 600_000);
+      await waitUntil(
+        async () => Number(((await db.query(`SELECT count(*) AS n FROM runs WHERE state = 'queued'`)) as { n: string }[])[0]?.n) === 0,
+        600_000,
+      );
       // The api alone: with the worker stopped the commands wait in JetStream, so the figure is what
       // the api accepts, not what two cores do for the api and the worker together. The worker then
       // drains them, from queued to finished: its rate is the other half of the create ceiling.
@@ -174,8 +183,17 @@ async function main(): Promise<void> {
     if (only.has('read')) {
       const id = await createRun({ SIM_DURATION_MS: '600000' });
       await waitUntil(async () => (await stateOf(id)) !== undefined);
-      figures.push(...(await readThroughput(apiUrl, token, id, env.databaseUrl, namespace, seconds, 'straight to the api', { apiPid, floor: floorLoads!.read })));
-      figures.push(...(await readThroughput(stack.baseUrl, token, id, env.databaseUrl, namespace, seconds, 'through the gateway')).filter((f) => f.metric.startsWith('GET')));
+      figures.push(
+        ...(await readThroughput(apiUrl, token, id, env.databaseUrl, namespace, seconds, 'straight to the api', {
+          apiPid,
+          floor: floorLoads!.read,
+        })),
+      );
+      figures.push(
+        ...(await readThroughput(stack.baseUrl, token, id, env.databaseUrl, namespace, seconds, 'through the gateway')).filter((f) =>
+          f.metric.startsWith('GET'),
+        ),
+      );
     }
     const relayUrl = `http://127.0.0.1:${stack.portOf('stream-relay')}/api/v1`;
     if (process.env['BENCH_HOLD']) {
@@ -193,7 +211,16 @@ async function main(): Promise<void> {
         // At the judged rate CPU per run is measured three times (its noise here is a few ms); the latency shown is the first's.
         const cpuPerRun: Map<string, number>[] = [];
         for (let i = 0; i < (rate === JUDGED_CPU_RATE ? CPU_MEASUREMENTS : 1); i++) {
-          const measured = await endToEnd(apiUrl, relayUrl, token, env.natsUrl, rate, seconds, () => new CpuUsage(pids, servers), rate === JUDGED_LATENCY_RATE);
+          const measured = await endToEnd(
+            apiUrl,
+            relayUrl,
+            token,
+            env.natsUrl,
+            rate,
+            seconds,
+            () => new CpuUsage(pids, servers),
+            rate === JUDGED_LATENCY_RATE,
+          );
           figures.push(...(i === 0 ? measured.figures : []));
           cpuPerRun.push(measured.cpuPerRun);
         }
@@ -211,13 +238,27 @@ async function main(): Promise<void> {
     }
     if (only.has('projection')) {
       const backlog = Number(process.env['BENCH_PROJECTION_EVENTS'] ?? '100000');
-      figures.push(...(await projectionCatchUp(env.natsUrl, env.databaseUrl, backlog, Number(process.env['BENCH_PROJECTION_RATE'] ?? '1000'), seconds)));
+      figures.push(
+        ...(await projectionCatchUp(
+          env.natsUrl,
+          env.databaseUrl,
+          backlog,
+          Number(process.env['BENCH_PROJECTION_RATE'] ?? '1000'),
+          seconds,
+        )),
+      );
     }
     const resumeTotal = Number(process.env['BENCH_RESUME_EVENTS'] ?? '1000000');
     if (only.has('resume') && resumeTotal > 0) {
       const names = new StreamNames(namespace);
       figures.push(
-        ...(await resumeCost(relayUrl, token, env.natsUrl, { eventsStream: names.eventsStream, subject: (id) => names.runEvents('bench', id) }, resumeTotal)),
+        ...(await resumeCost(
+          relayUrl,
+          token,
+          env.natsUrl,
+          { eventsStream: names.eventsStream, subject: (id) => names.runEvents('bench', id) },
+          resumeTotal,
+        )),
       );
     }
     if (only.has('labels')) {
@@ -248,7 +289,10 @@ async function main(): Promise<void> {
   const judged = figures.map((f) => (f.target ? { ...f, verdict: verdictOf(f.target, f) } : f));
   writeFileSync(join(out, 'results.json'), JSON.stringify({ machine, seconds, figures: judged }, null, 2));
   const table = `${resultsTable(figures)}\n\n${verdictSummary(figures)}`;
-  writeFileSync(join(out, 'latency.svg'), latencyChart(figures, `Latency percentiles, Node ${machine.node}, ${machine.cpus} cores, ${machine.at}`));
+  writeFileSync(
+    join(out, 'latency.svg'),
+    latencyChart(figures, `Latency percentiles, Node ${machine.node}, ${machine.cpus} cores, ${machine.at}`),
+  );
   writeFileSync(
     join(out, 'results.md'),
     `# Benchmark results\n\nNode ${machine.node}, ${machine.cpus} cores, ${machine.at}, load average ${machine.loadAverage.atStart.join(' ')} at the start and ${machine.loadAverage.atEnd.join(' ')} at the end, ${seconds} s per scenario; ${machine.servers}.\n\n${table}\n\n![latency percentiles](latency.svg)\n`,
@@ -265,7 +309,11 @@ async function main(): Promise<void> {
  * servers (and their backends), not other servers of the same name on the box (test containers).
  */
 function serversOf(env: { natsUrl: string; databaseUrl: string; redisUrl: string }): Map<string, number> {
-  const ports: [string, string, number][] = [['nats-server', env.natsUrl, 4222], ['postgres', env.databaseUrl, 5432], ['redis-server', env.redisUrl, 6379]];
+  const ports: [string, string, number][] = [
+    ['nats-server', env.natsUrl, 4222],
+    ['postgres', env.databaseUrl, 5432],
+    ['redis-server', env.redisUrl, 6379],
+  ];
   const found = new Map<string, number>();
   for (const [name, url, defaultPort] of ports) {
     const pid = listeningPid(Number(new URL(url).port || defaultPort));

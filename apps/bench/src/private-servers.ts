@@ -61,7 +61,12 @@ export function initdbArgs(dataDir: string): string[] {
  * Redis as a cache that writes nothing to disk (as the shared one and docker/compose.yaml run it), and
  * Postgres with POSTGRES_SETTINGS, its socket in its data directory.
  */
-export function serverCommands(ports: ServerPorts, dir: string, postgresBin = POSTGRES_BIN, runAs?: { uid: number; gid: number }): ServerCommand[] {
+export function serverCommands(
+  ports: ServerPorts,
+  dir: string,
+  postgresBin = POSTGRES_BIN,
+  runAs?: { uid: number; gid: number },
+): ServerCommand[] {
   const pgData = join(dir, 'postgres');
   return [
     {
@@ -78,7 +83,12 @@ export function serverCommands(ports: ServerPorts, dir: string, postgresBin = PO
       kind: 'postgres',
       command: join(postgresBin, 'postgres'),
       args: [
-        '-D', pgData, '-p', String(ports.postgres), '-k', pgData,
+        '-D',
+        pgData,
+        '-p',
+        String(ports.postgres),
+        '-k',
+        pgData,
         ...Object.entries(POSTGRES_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
       ],
       port: ports.postgres,
@@ -100,12 +110,18 @@ export function serverCommands(ports: ServerPorts, dir: string, postgresBin = PO
 
 /** A user's uid and gid from /etc/passwd's text; undefined when it has no such user. */
 export function userIds(passwd: string, user: string): { uid: number; gid: number } | undefined {
-  const fields = passwd.split('\n').map((line) => line.split(':')).find((f) => f[0] === user);
+  const fields = passwd
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find((f) => f[0] === user);
   return fields && fields.length >= 4 ? { uid: Number(fields[2]), gid: Number(fields[3]) } : undefined;
 }
 
 /** The results' header line on the servers: which ones, and (private) their pids and ports. */
-export function serversLine(urls: { natsUrl: string; databaseUrl: string; redisUrl: string }, started?: readonly { name: string; pid: number; port: number }[]): string {
+export function serversLine(
+  urls: { natsUrl: string; databaseUrl: string; redisUrl: string },
+  started?: readonly { name: string; pid: number; port: number }[],
+): string {
   if (started) {
     return `servers private to this run (BENCH_PRIVATE_SERVERS=1, removed after it): ${started.map((s) => `${s.name} pid ${s.pid} on 127.0.0.1:${s.port}`).join(', ')}`;
   }
@@ -145,7 +161,12 @@ export async function startPrivateServers(): Promise<PrivateServers> {
     rmSync(dir, { recursive: true, force: true });
     throw new Error('BENCH_PRIVATE_SERVERS: running as root, and there is no postgres user to run Postgres as');
   }
-  const commands = serverCommands({ nats: await freePort(), postgres: await freePort(), redis: await freePort() }, dir, POSTGRES_BIN, runAs);
+  const commands = serverCommands(
+    { nats: await freePort(), postgres: await freePort(), redis: await freePort() },
+    dir,
+    POSTGRES_BIN,
+    runAs,
+  );
   const children: { command: ServerCommand; child: ChildProcess }[] = [];
   let stopped = false;
   const stop = (): void => {
@@ -170,17 +191,28 @@ export async function startPrivateServers(): Promise<PrivateServers> {
     if (runAs) {
       chownSync(join(dir, 'postgres'), runAs.uid, runAs.gid);
     }
-    const initdb = spawnSync(join(POSTGRES_BIN, 'initdb'), initdbArgs(join(dir, 'postgres')), { ...(runAs ?? {}), encoding: 'utf8', cwd: dir });
+    const initdb = spawnSync(join(POSTGRES_BIN, 'initdb'), initdbArgs(join(dir, 'postgres')), {
+      ...(runAs ?? {}),
+      encoding: 'utf8',
+      cwd: dir,
+    });
     if (initdb.status !== 0) {
       throw new Error(`initdb failed: ${initdb.stderr || initdb.error?.message}`);
     }
     for (const command of commands) {
       const log = openSync(join(dir, `${command.name}.log`), 'a');
-      const child = spawn(command.command, [...command.args], { ...(command.runAs ?? {}), cwd: dir, detached: true, stdio: ['ignore', log, log] });
+      const child = spawn(command.command, [...command.args], {
+        ...(command.runAs ?? {}),
+        cwd: dir,
+        detached: true,
+        stdio: ['ignore', log, log],
+      });
       children.push({ command, child });
       child.once('exit', (code, sig) => {
         if (!stopped) {
-          console.error(`private ${command.name} exited (${sig ?? code}) while the bench ran; its log was ${join(dir, `${command.name}.log`)}`);
+          console.error(
+            `private ${command.name} exited (${sig ?? code}) while the bench ran; its log was ${join(dir, `${command.name}.log`)}`,
+          );
         }
       });
     }

@@ -12,13 +12,24 @@ describe('private servers (BENCH_PRIVATE_SERVERS=1): what the bench starts', () 
     ]);
   });
 
-  it('runs NATS with JetStream and Redis as a cache that writes nothing, both on loopback, data under the run\'s directory', () => {
+  it("runs NATS with JetStream and Redis as a cache that writes nothing, both on loopback, data under the run's directory", () => {
     expect(byName.get('nats-server')!.args).toEqual(['-a', '127.0.0.1', '-p', '40001', '-js', '-sd', '/tmp/d/nats']);
-    expect(byName.get('redis-server')!.args).toEqual(['--bind', '127.0.0.1', '--port', '40003', '--save', '', '--appendonly', 'no', '--dir', '/tmp/d/redis']);
+    expect(byName.get('redis-server')!.args).toEqual([
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      '40003',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      '/tmp/d/redis',
+    ]);
     expect(byName.get('nats-server')!.runAs).toBeUndefined();
   });
 
-  it('runs Postgres as the given user with the shared server\'s durability settings, stopped by its fast shutdown', () => {
+  it("runs Postgres as the given user with the shared server's durability settings, stopped by its fast shutdown", () => {
     const postgres = byName.get('postgres')!;
     expect(postgres.command).toBe('/pg/bin/postgres');
     expect(postgres.runAs).toEqual({ uid: 101, gid: 104 });
@@ -34,15 +45,21 @@ describe('private servers (BENCH_PRIVATE_SERVERS=1): what the bench starts', () 
     expect(initdbArgs('/tmp/d/postgres')).toEqual(expect.arrayContaining(['-D', '/tmp/d/postgres', '-U', 'postgres', '--auth=trust']));
   });
 
-  it('finds a user\'s ids in /etc/passwd', () => {
+  it("finds a user's ids in /etc/passwd", () => {
     const passwd = 'root:x:0:0:root:/root:/bin/bash\npostgres:x:101:104:PostgreSQL administrator,,,:/var/lib/postgresql:/bin/bash\n';
     expect(userIds(passwd, 'postgres')).toEqual({ uid: 101, gid: 104 });
     expect(userIds(passwd, 'nobody')).toBeUndefined();
   });
 
   it('says in the header which servers the run used', () => {
-    const urls = { natsUrl: 'nats://127.0.0.1:4222', databaseUrl: 'postgres://postgres@127.0.0.1:5432/postgres', redisUrl: 'redis://127.0.0.1:6379' };
-    expect(serversLine(urls)).toBe('shared servers (nats 127.0.0.1:4222, postgres 127.0.0.1:5432, redis 127.0.0.1:6379), whose other clients\' CPU counts too');
+    const urls = {
+      natsUrl: 'nats://127.0.0.1:4222',
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
+      redisUrl: 'redis://127.0.0.1:6379',
+    };
+    expect(serversLine(urls)).toBe(
+      "shared servers (nats 127.0.0.1:4222, postgres 127.0.0.1:5432, redis 127.0.0.1:6379), whose other clients' CPU counts too",
+    );
     expect(serversLine(urls, [{ name: 'postgres', pid: 7, port: 40002 }])).toBe(
       'servers private to this run (BENCH_PRIVATE_SERVERS=1, removed after it): postgres pid 7 on 127.0.0.1:40002',
     );

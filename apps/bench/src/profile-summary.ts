@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { busyPerSecond, callersOf, selfTime, type CpuProfile, type Window } from './cpu-profile';
 
-const USAGE = 'usage: npm run bench:profile -- <file.cpuprofile> [top=25] [--from-s=N] [--to-s=M] [--since-ms=N] [--timeline] [--callers=NAME]';
+const USAGE =
+  'usage: npm run bench:profile -- <file.cpuprofile> [top=25] [--from-s=N] [--to-s=M] [--since-ms=N] [--timeline] [--callers=NAME]';
 
 /**
  * `npm run bench:profile -- <file.cpuprofile> [top=25] [options]`: a profile's self time by package or
@@ -25,13 +26,22 @@ function main(args: readonly string[]): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const ms = (us: number): string => (us / 1000).toFixed(1).padStart(9);
   if (args.includes('--timeline')) {
-    console.log(busyPerSecond(profile).map((busyMs, s) => `${s}s:${busyMs}`).join(' '));
+    console.log(
+      busyPerSecond(profile)
+        .map((busyMs, s) => `${s}s:${busyMs}`)
+        .join(' '),
+    );
   }
   const during = `${fromMs > 0 ? ` from ${fromMs / 1000} s` : ''}${toMs < Infinity ? ` to ${toMs / 1000} s` : ''}`;
   const callers = option('callers');
   if (callers) {
     console.log(`callers of ${callers}${during} (self ms)`);
-    console.log(callersOf(profile, callers, window).slice(0, top).map(([stack, us]) => `${ms(us)}  ${stack}`).join('\n'));
+    console.log(
+      callersOf(profile, callers, window)
+        .slice(0, top)
+        .map(([stack, us]) => `${ms(us)}  ${stack}`)
+        .join('\n'),
+    );
     return;
   }
   const { busyUs, byPlace, byFunction } = selfTime(profile, window);

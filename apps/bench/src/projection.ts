@@ -20,7 +20,13 @@ const BATCH = PROJECTION_BATCHING.maxBatch;
  * batched as the worker does), against raw batched inserts of the same rows; then the lag from an
  * event's JetStream time to its committed row while events arrive at a steady rate.
  */
-export async function projectionCatchUp(natsUrl: string, databaseUrl: string, total: number, steadyPerSecond: number, seconds: number): Promise<Figure[]> {
+export async function projectionCatchUp(
+  natsUrl: string,
+  databaseUrl: string,
+  total: number,
+  steadyPerSecond: number,
+  seconds: number,
+): Promise<Figure[]> {
   const namespace = `benchproj${randomUUID().slice(0, 6)}`;
   const names = new StreamNames(namespace);
   const database = { url: databaseUrl, schema: namespace };
@@ -32,7 +38,9 @@ export async function projectionCatchUp(natsUrl: string, databaseUrl: string, to
   await ensureStreams(jsm, names, { ...DEFAULT_STREAM_SETTINGS, idempotencyRetentionMs: 60_000 });
   try {
     const rows = backlog(Math.ceil(total / EVENTS_PER_RUN));
-    await publishAll(rows.map((r) => () => js.publish(names.runEvents('bench', r.runId), encodeRunEvent('bench', r.runId, r.event)).then(() => undefined)));
+    await publishAll(
+      rows.map((r) => () => js.publish(names.runEvents('bench', r.runId), encodeRunEvent('bench', r.runId, r.event)).then(() => undefined)),
+    );
 
     const projection = new RunProjection(db);
     const lags: number[] = [];
@@ -47,18 +55,22 @@ export async function projectionCatchUp(natsUrl: string, databaseUrl: string, to
     });
     const started = performance.now();
     let caughtUpAt = 0;
-    await consumer.startBatches(async (messages: readonly JsMsg[]) => {
-      await projection.projectBatch(messages.map(runEventOf).filter((e) => e !== null));
-      const now = Date.now();
-      projected += messages.length;
-      if (projected >= rows.length && caughtUpAt === 0) {
-        caughtUpAt = performance.now();
-      }
-      if (measuringLag) {
-        lags.push(...messages.map((m) => now - m.info.timestampNanos / 1e6));
-      }
-      return messages.map(() => 'ack' as const);
-    }, BATCH, PROJECTION_BATCHING.lingerMs);
+    await consumer.startBatches(
+      async (messages: readonly JsMsg[]) => {
+        await projection.projectBatch(messages.map(runEventOf).filter((e) => e !== null));
+        const now = Date.now();
+        projected += messages.length;
+        if (projected >= rows.length && caughtUpAt === 0) {
+          caughtUpAt = performance.now();
+        }
+        if (measuringLag) {
+          lags.push(...messages.map((m) => now - m.info.timestampNanos / 1e6));
+        }
+        return messages.map(() => 'ack' as const);
+      },
+      BATCH,
+      PROJECTION_BATCHING.lingerMs,
+    );
     while (caughtUpAt === 0) {
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -67,7 +79,10 @@ export async function projectionCatchUp(natsUrl: string, databaseUrl: string, to
     measuringLag = true;
     await steadyPublish(steadyPerSecond, seconds, (i) => {
       const runId = rows[(i % (rows.length / EVENTS_PER_RUN)) * EVENTS_PER_RUN]!.runId;
-      const event: RunEvent = { type: 'run.log', data: { index: 1000 + i, stream: 'stdout', line: `steady ${i}`, at: new Date().toISOString() } };
+      const event: RunEvent = {
+        type: 'run.log',
+        data: { index: 1000 + i, stream: 'stdout', line: `steady ${i}`, at: new Date().toISOString() },
+      };
       return js.publish(names.runEvents('bench', runId), encodeRunEvent('bench', runId, event)).then(() => undefined);
     });
     await new Promise((r) => setTimeout(r, 500));
@@ -84,8 +99,19 @@ export async function projectionCatchUp(natsUrl: string, databaseUrl: string, to
         ratio: round(catchUpRate / rawRate, 3),
         target: atLeast(0.7, 'ratio'),
       },
-      { scenario: 'projection', metric: `lag, event time to committed row, p50 at ${steadyPerSecond} events/s`, value: round(percentile(lags, 50)), unit: 'ms' },
-      { scenario: 'projection', metric: `lag p99 at ${steadyPerSecond} events/s`, value: round(percentile(lags, 99)), unit: 'ms', target: below(50) },
+      {
+        scenario: 'projection',
+        metric: `lag, event time to committed row, p50 at ${steadyPerSecond} events/s`,
+        value: round(percentile(lags, 50)),
+        unit: 'ms',
+      },
+      {
+        scenario: 'projection',
+        metric: `lag p99 at ${steadyPerSecond} events/s`,
+        value: round(percentile(lags, 99)),
+        unit: 'ms',
+        target: below(50),
+      },
     ];
   } finally {
     await nc.close();
@@ -105,10 +131,16 @@ function backlog(runs: number): Row[] {
   const placement = { provider: 'simulator', region: 'local-1', reason: 'bench', candidates: [] };
   return Array.from({ length: runs }, () => randomUUID()).flatMap((runId) => {
     const events: RunEvent[] = [
-      { type: 'run.created', data: { runId, workspaceId: 'bench', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: runId, at } },
+      {
+        type: 'run.created',
+        data: { runId, workspaceId: 'bench', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: runId, at },
+      },
       { type: 'run.dispatched', data: { placement, at } },
       { type: 'run.started', data: { at } },
-      ...Array.from({ length: EVENTS_PER_RUN - 3 }, (_, index): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line: `line ${index} of the bench workload`, at } })),
+      ...Array.from({ length: EVENTS_PER_RUN - 3 }, (_, index): RunEvent => ({
+        type: 'run.log',
+        data: { index, stream: 'stdout', line: `line ${index} of the bench workload`, at },
+      })),
     ];
     return events.map((event, i) => ({ runId, seq: i + 1, event }));
   });

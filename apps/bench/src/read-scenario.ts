@@ -16,7 +16,10 @@ export async function readThroughput(
   via = 'straight to the api',
   compare?: FloorComparison,
 ): Promise<Figure[]> {
-  const load = await loadWithCpu({ url: `${baseUrl}/runs/${runId}`, connections: 64, duration: seconds, headers: { authorization: `Bearer ${token}` } }, compare?.apiPid ?? process.pid);
+  const load = await loadWithCpu(
+    { url: `${baseUrl}/runs/${runId}`, connections: 64, duration: seconds, headers: { authorization: `Bearer ${token}` } },
+    compare?.apiPid ?? process.pid,
+  );
   const { result } = load;
   const clients = await Promise.all(
     Array.from({ length: 16 }, async () => {
@@ -38,8 +41,22 @@ export async function readThroughput(
   await Promise.all(clients.map((c) => c.end()));
   const raw = count / seconds;
   return [
-    { scenario: 'read', metric: `GET /runs/{id} throughput (64 connections, ${via})`, value: round(load.rate), unit: 'req/s', baseline: { what: 'raw pg query by primary key, 16 connections', value: round(raw) }, ratio: round(load.rate / raw, 3), ...(compare ? { target: atLeast(0.4, 'ratio') } : {}) },
-    { scenario: 'read', metric: `GET /runs/{id} latency p99 (${via})`, value: result.latency.p99, unit: 'ms', ...(compare ? { target: below(50) } : {}) },
+    {
+      scenario: 'read',
+      metric: `GET /runs/{id} throughput (64 connections, ${via})`,
+      value: round(load.rate),
+      unit: 'req/s',
+      baseline: { what: 'raw pg query by primary key, 16 connections', value: round(raw) },
+      ratio: round(load.rate / raw, 3),
+      ...(compare ? { target: atLeast(0.4, 'ratio') } : {}),
+    },
+    {
+      scenario: 'read',
+      metric: `GET /runs/{id} latency p99 (${via})`,
+      value: result.latency.p99,
+      unit: 'ms',
+      ...(compare ? { target: below(50) } : {}),
+    },
     ...(compare ? againstFloor('read', load, compare.floor, via) : []),
   ];
 }

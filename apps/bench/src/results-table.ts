@@ -16,6 +16,9 @@ export function resultsTable(figures: readonly Figure[]): string {
 export function verdictSummary(figures: readonly Figure[]): string {
   const judged = figures.filter((f) => f.target !== undefined);
   const missed = judged.filter((f) => verdictOf(f.target!, f) === 'missed');
-  const lines = missed.map((f) => `- missed: ${f.scenario}, ${f.metric}: ${f.value} ${f.unit}${f.ratio !== undefined ? ` (ratio ${f.ratio})` : ''}, target ${describeTarget(f.target!, f.unit)}`);
+  const lines = missed.map(
+    (f) =>
+      `- missed: ${f.scenario}, ${f.metric}: ${f.value} ${f.unit}${f.ratio !== undefined ? ` (ratio ${f.ratio})` : ''}, target ${describeTarget(f.target!, f.unit)}`,
+  );
   return [`Targets met: ${judged.length - missed.length} of ${judged.length}.`, ...lines].join('\n');
 }

@@ -25,7 +25,13 @@ export async function resumeCost(
   const runSeqs: number[] = [];
   let next = 0;
   let previous = 0;
-  const base = JSON.stringify({ type: 'run.log', runId, workspaceId: 'bench', time: new Date().toISOString(), data: { index: 0, stream: 'stdout', line: 'x', at: new Date().toISOString() } });
+  const base = JSON.stringify({
+    type: 'run.log',
+    runId,
+    workspaceId: 'bench',
+    time: new Date().toISOString(),
+    data: { index: 0, stream: 'stdout', line: 'x', at: new Date().toISOString() },
+  });
   // Other runs' events in batches of 64 in flight; every 1000th message is this run's (in order).
   while (next < total) {
     const batch: Promise<unknown>[] = [];
@@ -57,9 +63,29 @@ export async function resumeCost(
   const middle = await at(runSeqs[Math.floor(runSeqs.length / 2)]!);
   const head = await at(runSeqs[runSeqs.length - 2]!);
   return [
-    { scenario: 'resume', metric: `time to first event, resuming at the start of a ${total.toLocaleString('en')}-event stream`, value: round(start), unit: 'ms' },
-    { scenario: 'resume', metric: 'time to first event, resuming in the middle', value: round(middle), unit: 'ms', baseline: { what: 'resume at the start', value: round(start) }, ratio: round(middle / start, 2), target: atMost(2, 'ratio') },
-    { scenario: 'resume', metric: 'time to first event, resuming near the head', value: round(head), unit: 'ms', baseline: { what: 'resume at the start', value: round(start) }, ratio: round(head / start, 2) },
+    {
+      scenario: 'resume',
+      metric: `time to first event, resuming at the start of a ${total.toLocaleString('en')}-event stream`,
+      value: round(start),
+      unit: 'ms',
+    },
+    {
+      scenario: 'resume',
+      metric: 'time to first event, resuming in the middle',
+      value: round(middle),
+      unit: 'ms',
+      baseline: { what: 'resume at the start', value: round(start) },
+      ratio: round(middle / start, 2),
+      target: atMost(2, 'ratio'),
+    },
+    {
+      scenario: 'resume',
+      metric: 'time to first event, resuming near the head',
+      value: round(head),
+      unit: 'ms',
+      baseline: { what: 'resume at the start', value: round(start) },
+      ratio: round(head / start, 2),
+    },
   ];
 }
 

@@ -20,7 +20,12 @@ export function verdictOf(target: Target, figure: { readonly value: number; read
   if (measured === undefined || !Number.isFinite(measured)) {
     return 'missed';
   }
-  const met = { '<': measured < target.bound, '<=': measured <= target.bound, '>=': measured >= target.bound, '>': measured > target.bound }[target.op];
+  const met = {
+    '<': measured < target.bound,
+    '<=': measured <= target.bound,
+    '>=': measured >= target.bound,
+    '>': measured > target.bound,
+  }[target.op];
   return met ? 'met' : 'missed';
 }
 

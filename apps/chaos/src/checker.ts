@@ -51,7 +51,11 @@ export async function observe(natsUrl: string, databaseUrl: string, schema: stri
         if (ids) {
           const run = runs.get(ids.runId) ?? { ...ids, events: [] };
           runs.set(ids.runId, run);
-          run.events.push({ seq: m.seq, previous: Number(m.headers?.get(PREVIOUS_EVENT_HEADER) ?? -1), event: decodeRunEvent(m.data).event });
+          run.events.push({
+            seq: m.seq,
+            previous: Number(m.headers?.get(PREVIOUS_EVENT_HEADER) ?? -1),
+            event: decodeRunEvent(m.data).event,
+          });
         }
         if (m.seq >= last) {
           break;

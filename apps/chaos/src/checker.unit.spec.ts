@@ -8,7 +8,10 @@ const body = { workload: { image: 'busybox' }, provider: 'auto', region: 'auto' 
 
 function run(runId: string, key: string, seqs: number[]): StoredRun {
   const events: RunEvent[] = [
-    { type: 'run.created', data: { runId, workspaceId: 'chaos', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: key, at } },
+    {
+      type: 'run.created',
+      data: { runId, workspaceId: 'chaos', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: key, at },
+    },
     { type: 'run.dispatched', data: { placement: { provider: 'simulator', region: 'local-1', reason: 'r', candidates: [] }, at } },
     { type: 'run.succeeded', data: { exitCode: 0, at } },
   ];
@@ -40,8 +43,20 @@ function world(runs: StoredRun[]): Observed {
   };
 }
 
-const follower = (runId: string, ids: number[]): FollowerRecord => ({ runId, ids, types: [], connections: [undefined], problems: [], trace: [], done: true });
-const create = (key: string, runIds: string[]): LogicalCreate => ({ key, body, outcomes: runIds.map((runId) => ({ ok: true, runId, replayed: false, status: 201 })) });
+const follower = (runId: string, ids: number[]): FollowerRecord => ({
+  runId,
+  ids,
+  types: [],
+  connections: [undefined],
+  problems: [],
+  trace: [],
+  done: true,
+});
+const create = (key: string, runIds: string[]): LogicalCreate => ({
+  key,
+  body,
+  outcomes: runIds.map((runId) => ({ ok: true, runId, replayed: false, status: 201 })),
+});
 const failed = (verdicts: ReturnType<typeof check>): string[] => verdicts.filter((v) => !v.ok).map((v) => v.name);
 
 describe('the chaos checker', () => {
@@ -53,7 +68,11 @@ describe('the chaos checker', () => {
   });
 
   it('fails a follower that missed, repeated or reordered an event', () => {
-    for (const ids of [[1, 7], [1, 3, 3, 7], [3, 1, 7]]) {
+    for (const ids of [
+      [1, 7],
+      [1, 3, 3, 7],
+      [3, 1, 7],
+    ]) {
       expect(failed(check([create('k1', ['a'])], [follower('a', ids)], world([a])))).toEqual([
         'every follower saw a gap-free, duplicate-free, ordered sequence to the end',
       ]);
@@ -62,7 +81,9 @@ describe('the chaos checker', () => {
 
   it('fails a key that produced two runs, and an acknowledged run that is not stored', () => {
     const twice = run('c', 'k1', [8, 9, 10]);
-    expect(failed(check([create('k1', ['a', 'c'])], [], world([a, twice])))).toContain('every logical request (Idempotency-Key) produced at most one run');
+    expect(failed(check([create('k1', ['a', 'c'])], [], world([a, twice])))).toContain(
+      'every logical request (Idempotency-Key) produced at most one run',
+    );
     expect(failed(check([create('k1', ['a']), create('k9', ['lost'])], [], world([a])))).toContain(
       'every acknowledged create is exactly one run in JetStream and Postgres',
     );

@@ -30,7 +30,9 @@ export function checkContainers(observed: Observed, engine: EngineRecord, inject
   verdict(
     'no container is left on the engine once every run ended (none orphaned)',
     byRun.size,
-    engine.left.map((c) => `${c.runId}: container ${c.id.slice(0, 12)} ${c.state}, its run ${observed.rows.get(c.runId)?.state ?? 'unknown'}`),
+    engine.left.map(
+      (c) => `${c.runId}: container ${c.id.slice(0, 12)} ${c.state}, its run ${observed.rows.get(c.runId)?.state ?? 'unknown'}`,
+    ),
   );
 
   const twice: string[] = [];
@@ -49,9 +51,13 @@ export function checkContainers(observed: Observed, engine: EngineRecord, inject
       continue;
     }
     const first = Math.min(...creates);
-    const dispatched = (observed.runs.get(runId)?.events ?? []).flatMap((e) => (e.event.type === 'run.dispatched' ? [Date.parse(e.event.data.at)] : []));
+    const dispatched = (observed.runs.get(runId)?.events ?? []).flatMap((e) =>
+      e.event.type === 'run.dispatched' ? [Date.parse(e.event.data.at)] : [],
+    );
     if (!dispatched.some((at) => at <= first)) {
-      early.push(`${runId}: container created at ${iso(first)}; dispatch recorded ${dispatched.length ? `at ${dispatched.map(iso).join(', ')}` : 'never'}`);
+      early.push(
+        `${runId}: container created at ${iso(first)}; dispatch recorded ${dispatched.length ? `at ${dispatched.map(iso).join(', ')}` : 'never'}`,
+      );
     }
   }
   verdict('every container was created after its run recorded its dispatch (intent before effect)', byRun.size, early);
@@ -71,10 +77,12 @@ export function checkContainers(observed: Observed, engine: EngineRecord, inject
     if (starts.some((s) => s > at)) {
       unconfirmed.push(`${run.runId}: canceled at ${end.data.at}, its container started after that`);
     } else if (starts.length > 0 && !died.some((d) => d <= at + AT_GRANULARITY_MS)) {
-      unconfirmed.push(`${run.runId}: canceled at ${end.data.at}, its container ${died.length ? `stopped at ${died.map(iso).join(', ')}` : 'never stopped'}`);
+      unconfirmed.push(
+        `${run.runId}: canceled at ${end.data.at}, its container ${died.length ? `stopped at ${died.map(iso).join(', ')}` : 'never stopped'}`,
+      );
     }
   }
-  verdict("a run is canceled only once its container had stopped", canceled, unconfirmed);
+  verdict('a run is canceled only once its container had stopped', canceled, unconfirmed);
 
   const armed = injected.filter((f) => f.fault.kind === 'failpoint');
   verdict(

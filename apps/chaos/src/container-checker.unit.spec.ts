@@ -11,14 +11,33 @@ const placement = { provider: 'container', region: 'local', reason: 'r', candida
 /** A run's events at the given ms after T: dispatched, then canceled (or succeeded). */
 function run(runId: string, dispatchedAt: number | undefined, end: { type: 'run.canceled' | 'run.succeeded'; at: number }): StoredRun {
   const events: RunEvent[] = [
-    { type: 'run.created', data: { runId, workspaceId: 'chaos', workload: { image: 'i' }, provider: 'container', region: 'local', idempotencyKey: runId, at: iso(0) } },
+    {
+      type: 'run.created',
+      data: {
+        runId,
+        workspaceId: 'chaos',
+        workload: { image: 'i' },
+        provider: 'container',
+        region: 'local',
+        idempotencyKey: runId,
+        at: iso(0),
+      },
+    },
     ...(dispatchedAt === undefined ? [] : [{ type: 'run.dispatched' as const, data: { placement, at: iso(dispatchedAt) } }]),
-    end.type === 'run.canceled' ? { type: 'run.canceled', data: { requestedBy: 'chaos', at: iso(end.at) } } : { type: 'run.succeeded', data: { exitCode: 0, at: iso(end.at) } },
+    end.type === 'run.canceled'
+      ? { type: 'run.canceled', data: { requestedBy: 'chaos', at: iso(end.at) } }
+      : { type: 'run.succeeded', data: { exitCode: 0, at: iso(end.at) } },
   ];
   return { runId, workspaceId: 'chaos', events: events.map((event, i) => ({ seq: i + 1, previous: i, event })) };
 }
 
-const world = (runs: StoredRun[]): Observed => ({ runs: new Map(runs.map((r) => [r.runId, r])), rows: new Map(), storedSeqs: new Map(), projectionBacklog: 0, commandBacklog: 0 });
+const world = (runs: StoredRun[]): Observed => ({
+  runs: new Map(runs.map((r) => [r.runId, r])),
+  rows: new Map(),
+  storedSeqs: new Map(),
+  projectionBacklog: 0,
+  commandBacklog: 0,
+});
 const ev = (runId: string, action: string, ms: number): EngineEvent => ({ action, runId, containerId: `c-${runId}`, atMs: T + ms });
 const failed = (verdicts: ReturnType<typeof checkContainers>) => verdicts.filter((v) => !v.ok).map((v) => v.name);
 
@@ -31,7 +50,14 @@ describe('the containers profile checker', () => {
 
   it('names each broken promise: left over, made twice, made before the dispatch, canceled while running, a failpoint not reached', () => {
     const observed = world([run('a', undefined, { type: 'run.canceled', at: 100 }), run('b', 50, { type: 'run.succeeded', at: 900 })]);
-    const events = [ev('a', 'create', 20), ev('a', 'start', 30), ev('a', 'die', 2000), ev('b', 'create', 40), ev('b', 'remove', 60), ev('b', 'create', 70)];
+    const events = [
+      ev('a', 'create', 20),
+      ev('a', 'start', 30),
+      ev('a', 'die', 2000),
+      ev('b', 'create', 40),
+      ev('b', 'remove', 60),
+      ev('b', 'create', 70),
+    ];
     const notReached: InjectedFault = {
       at: 2,
       fault: { kind: 'failpoint', target: 'run-worker', sibling: 'run-worker-2', name: 'worker.before-submit', downMs: 1 },
@@ -57,7 +83,11 @@ describe('the containers profile checker', () => {
 
   it('counts a container started after its run was canceled as not stopped', () => {
     const observed = world([run('a', 10, { type: 'run.canceled', at: 100 })]);
-    const verdicts = checkContainers(observed, { events: [ev('a', 'create', 20), ev('a', 'start', 150), ev('a', 'die', 160)], left: [] }, []);
+    const verdicts = checkContainers(
+      observed,
+      { events: [ev('a', 'create', 20), ev('a', 'start', 150), ev('a', 'die', 160)], left: [] },
+      [],
+    );
     expect(verdicts.find((v) => !v.ok)?.violations).toEqual([`a: canceled at ${iso(100)}, its container started after that`]);
   });
 });

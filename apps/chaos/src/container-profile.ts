@@ -22,7 +22,13 @@ export function containerSchedule(seed: number, seconds: number): ScheduledFault
     const round = random.shuffle([
       ...WORKER_FAILPOINTS.map((name): FailpointFault => {
         const target = random.pick(WORKERS);
-        return { kind: 'failpoint', target, sibling: target === 'run-worker' ? 'run-worker-2' : 'run-worker', name, downMs: random.int(200, 1500) };
+        return {
+          kind: 'failpoint',
+          target,
+          sibling: target === 'run-worker' ? 'run-worker-2' : 'run-worker',
+          name,
+          downMs: random.int(200, 1500),
+        };
       }),
       { kind: 'kill-service' as const, target: random.pick(WORKERS), downMs: random.int(200, 1500) },
     ]);
@@ -40,7 +46,11 @@ export function containerSchedule(seed: number, seconds: number): ScheduledFault
 /** A real container that sleeps a second or a few, so that cancels land before, during and after its start. */
 export function containerRun(r: Random): CreateRunRequest {
   const seconds = r.int(1, 4);
-  return { workload: { image: CONTAINER_IMAGE, command: ['/bin/sh', '-c', `echo start; sleep ${seconds}; echo done`] }, provider: 'container', region: 'local' };
+  return {
+    workload: { image: CONTAINER_IMAGE, command: ['/bin/sh', '-c', `echo start; sleep ${seconds}; echo done`] },
+    provider: 'container',
+    region: 'local',
+  };
 }
 
 /** Four runs in ten are canceled, at any moment of their first 2.5 s (queued, starting or running). */

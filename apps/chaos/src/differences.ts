@@ -14,7 +14,9 @@ export function differences(left: unknown, right: unknown, path = '$', limit = 5
   }
   if (Array.isArray(left) && Array.isArray(right)) {
     const length = Math.max(left.length, right.length);
-    return Array.from({ length }, (_, i) => differences(left[i], right[i], `${path}[${i}]`, limit)).flat().slice(0, limit);
+    return Array.from({ length }, (_, i) => differences(left[i], right[i], `${path}[${i}]`, limit))
+      .flat()
+      .slice(0, limit);
   }
   return [`${path}: ${shorten(left)} vs ${shorten(right)}`];
 }

@@ -44,7 +44,9 @@ async function main(): Promise<void> {
   if (noEngine) {
     throw new Error(`CHAOS_PROFILE=containers needs a container engine: ${noEngine}`);
   }
-  log(`seed ${seed} (replay with CHAOS_SEED=${seed} CHAOS_PROFILE=${profile} CHAOS_SECONDS=${seconds}), profile ${profile}, ${seconds} s of faults`);
+  log(
+    `seed ${seed} (replay with CHAOS_SEED=${seed} CHAOS_PROFILE=${profile} CHAOS_SECONDS=${seconds}), profile ${profile}, ${seconds} s of faults`,
+  );
 
   const lines: string[] = [];
   const keep = (source: string, line: string): void => {
@@ -95,16 +97,28 @@ async function main(): Promise<void> {
     await new Workspaces(db).ensure(WORKSPACE, 'Chaos');
     await db.destroy();
     const token = await mintAccessToken(readSigningKey(keys.privateKeyFile), {
-      issuer: 'workload-run-service-dev', audience: 'workload-run-service', workspaceId: WORKSPACE, subject: 'chaos', ttlSeconds: 3600,
+      issuer: 'workload-run-service-dev',
+      audience: 'workload-run-service',
+      workspaceId: WORKSPACE,
+      subject: 'chaos',
+      ttlSeconds: 3600,
     });
-    log(`stack up at ${stack.baseUrl}; NATS ${ports.nats}, Postgres ${ports.postgres}, Redis ${ports.redis} behind proxies ${proxies.nats.port}, ${proxies.postgres.port}, ${proxies.redis.port}`);
+    log(
+      `stack up at ${stack.baseUrl}; NATS ${ports.nats}, Postgres ${ports.postgres}, Redis ${ports.redis} behind proxies ${proxies.nats.port}, ${proxies.postgres.port}, ${proxies.redis.port}`,
+    );
 
     const tap = containers ? new EngineEventTap(NAMESPACE) : undefined;
     await tap?.start();
     const faults = containers ? containerSchedule(seed, seconds) : schedule(seed, seconds, profile);
     const nemesis = new Nemesis(stack, servers, proxies, log);
     const workload = new Workload({
-      baseUrl: stack.baseUrl, token, workspaceId: WORKSPACE, seed, ratePerSecond: rate, followShare: 0.3, log,
+      baseUrl: stack.baseUrl,
+      token,
+      workspaceId: WORKSPACE,
+      seed,
+      ratePerSecond: rate,
+      followShare: 0.3,
+      log,
       ...(containers ? { body: containerRun, cancelAfter: containerCancelAfter } : {}),
     });
     const phaseStart = Date.now();
@@ -115,7 +129,9 @@ async function main(): Promise<void> {
     await generating;
     await nemesis.heal();
     const faultsStopped = Date.now();
-    log(`faults stopped after ${nemesis.injected.length} faults; waiting for creates in flight and a settle period (at most ${settleSeconds} s)`);
+    log(
+      `faults stopped after ${nemesis.injected.length} faults; waiting for creates in flight and a settle period (at most ${settleSeconds} s)`,
+    );
     const deadline = faultsStopped + settleSeconds * 1000;
     await workload.drain(faultsStopped + (settleSeconds * 1000) / 2);
     await workload.followersDone(deadline);
@@ -181,7 +197,10 @@ async function main(): Promise<void> {
     const out = join(root, 'chaos-results', ...(containers ? ['containers'] : []));
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'report.json'), JSON.stringify(report, null, 2));
-    writeFileSync(join(out, 'workload.json'), JSON.stringify({ phaseStart, creates: workload.creates, followers: workload.followers }, null, 2));
+    writeFileSync(
+      join(out, 'workload.json'),
+      JSON.stringify({ phaseStart, creates: workload.creates, followers: workload.followers }, null, 2),
+    );
     writeFileSync(join(out, 'report.md'), markdown(report, verdicts));
     writeFileSync(join(out, 'stack.log'), lines.join('\n'));
     console.log(markdown(report, verdicts));
@@ -217,11 +236,22 @@ function tally(values: readonly string[]): Record<string, number> {
 }
 
 function markdown(
-  report: { seed: number; profile: string; seconds: number; replay: string; settledAfterMs: number; faults: { at: number; description: string; tookMs: number; error?: string }[]; counts: Record<string, unknown>; ok: boolean },
+  report: {
+    seed: number;
+    profile: string;
+    seconds: number;
+    replay: string;
+    settledAfterMs: number;
+    faults: { at: number; description: string; tookMs: number; error?: string }[];
+    counts: Record<string, unknown>;
+    ok: boolean;
+  },
   verdicts: readonly Verdict[],
 ): string {
   const faults = report.faults.map((f) => `| ${f.at.toFixed(1)} s | ${f.description} | ${f.tookMs} ms | ${f.error ?? ''} |`);
-  const checks = verdicts.map((v) => `| ${v.ok ? 'PASS' : '**FAIL**'} | ${v.name} | ${v.checked} | ${v.violations.slice(0, 5).join('<br>')} |`);
+  const checks = verdicts.map(
+    (v) => `| ${v.ok ? 'PASS' : '**FAIL**'} | ${v.name} | ${v.checked} | ${v.violations.slice(0, 5).join('<br>')} |`,
+  );
   return [
     `# Chaos run: ${report.ok ? 'PASS' : 'FAIL'}`,
     '',

@@ -11,7 +11,9 @@ describe('the nemesis schedule', () => {
     expect(new Set(faults.map((f) => f.fault.kind))).toEqual(
       new Set(['kill-service', 'kill-server', 'pause-service', 'pause-server', 'latency', 'reset', 'blackhole']),
     );
-    expect(new Set(faults.filter((f) => f.fault.kind === 'kill-server').map((f) => f.fault.target))).toEqual(new Set(['nats', 'postgres', 'redis']));
+    expect(new Set(faults.filter((f) => f.fault.kind === 'kill-server').map((f) => f.fault.target))).toEqual(
+      new Set(['nats', 'postgres', 'redis']),
+    );
     const times = faults.map((f) => f.at);
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(Math.max(...times)).toBeLessThan(30);

@@ -41,7 +41,12 @@ export class OwnServer {
       this.child = child;
       for (const stream of [child.stdout, child.stderr]) {
         stream?.setEncoding('utf8');
-        stream?.on('data', (chunk: string) => chunk.split('\n').filter(Boolean).forEach((l) => this.onOutput(l)));
+        stream?.on('data', (chunk: string) =>
+          chunk
+            .split('\n')
+            .filter(Boolean)
+            .forEach((l) => this.onOutput(l)),
+        );
       }
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       const up = await Promise.race([waitForPort(this.port, 20_000).then(() => true), exited.then(() => false)]);
@@ -86,12 +91,20 @@ export interface OwnServers {
   stopAll(): Promise<void>;
 }
 
-export async function startOwnServers(ports: Record<DependencyName, number>, onOutput: (server: string, line: string) => void): Promise<OwnServers> {
+export async function startOwnServers(
+  ports: Record<DependencyName, number>,
+  onOutput: (server: string, line: string) => void,
+): Promise<OwnServers> {
   const natsDir = mkdtempSync(join(tmpdir(), 'wrs-chaos-nats-'));
-  const nats = new OwnServer('nats', ports.nats, () => ({
-    file: '/usr/sbin/nats-server',
-    args: ['-a', '127.0.0.1', '-p', String(ports.nats), '-js', '-sd', natsDir],
-  }), (l) => onOutput('nats', l));
+  const nats = new OwnServer(
+    'nats',
+    ports.nats,
+    () => ({
+      file: '/usr/sbin/nats-server',
+      args: ['-a', '127.0.0.1', '-p', String(ports.nats), '-js', '-sd', natsDir],
+    }),
+    (l) => onOutput('nats', l),
+  );
 
   // Postgres refuses to run as root: its cluster belongs to the postgres user, and the server is
   // exec'd under that user by setpriv (no intermediate process, so a signal reaches the postmaster).
@@ -100,24 +113,52 @@ export async function startOwnServers(ports: Record<DependencyName, number>, onO
   const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
   chownSync(pgDir, uid, gid);
   const asPostgres = ['--reuid', String(uid), '--regid', String(gid), '--clear-groups', '--'];
-  const init = spawnSync('setpriv', [...asPostgres, join(PG_BIN, 'initdb'), '-D', join(pgDir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], {
-    encoding: 'utf8',
-  });
+  const init = spawnSync(
+    'setpriv',
+    [...asPostgres, join(PG_BIN, 'initdb'), '-D', join(pgDir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (init.status !== 0) {
     throw new Error(`initdb failed: ${init.stderr}`);
   }
-  const postgres = new OwnServer('postgres', ports.postgres, () => ({
-    file: 'setpriv',
-    args: [
-      ...asPostgres, join(PG_BIN, 'postgres'), '-D', join(pgDir, 'data'), '-p', String(ports.postgres), '-k', pgDir,
-      '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=32MB', '-c', 'fsync=on',
-    ],
-  }), (l) => onOutput('postgres', l));
+  const postgres = new OwnServer(
+    'postgres',
+    ports.postgres,
+    () => ({
+      file: 'setpriv',
+      args: [
+        ...asPostgres,
+        join(PG_BIN, 'postgres'),
+        '-D',
+        join(pgDir, 'data'),
+        '-p',
+        String(ports.postgres),
+        '-k',
+        pgDir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'max_connections=200',
+        '-c',
+        'shared_buffers=32MB',
+        '-c',
+        'fsync=on',
+      ],
+    }),
+    (l) => onOutput('postgres', l),
+  );
 
-  const redis = new OwnServer('redis', ports.redis, () => ({
-    file: '/usr/bin/redis-server',
-    args: ['--bind', '127.0.0.1', '--port', String(ports.redis), '--save', '', '--appendonly', 'no'],
-  }), (l) => onOutput('redis', l));
+  const redis = new OwnServer(
+    'redis',
+    ports.redis,
+    () => ({
+      file: '/usr/bin/redis-server',
+      args: ['--bind', '127.0.0.1', '--port', String(ports.redis), '--save', '', '--appendonly', 'no'],
+    }),
+    (l) => onOutput('redis', l),
+  );
 
   const servers = [nats, postgres, redis];
   try {

@@ -30,7 +30,17 @@ export interface FollowerRecord {
 }
 
 const EVENT_TYPES = [
-  'run.created', 'run.waiting', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed', 'run.cancel_requested', 'run.canceled', 'reset',
+  'run.created',
+  'run.waiting',
+  'run.dispatched',
+  'run.dispatch_refused',
+  'run.started',
+  'run.log',
+  'run.succeeded',
+  'run.failed',
+  'run.cancel_requested',
+  'run.canceled',
+  'reset',
 ];
 const TERMINAL = new Set(['run.succeeded', 'run.failed', 'run.canceled']);
 
@@ -165,7 +175,8 @@ export class Workload {
       const created = await this.client.createRun(create.body, { idempotencyKey: create.key, signal: this.abandon.signal });
       outcome = { ok: true, runId: created.value.id, replayed: created.replayed, status: 201 };
     } catch (error) {
-      outcome = error instanceof WrsApiError ? { ok: false, status: error.status, code: error.code } : { ok: false, code: describeError(error) };
+      outcome =
+        error instanceof WrsApiError ? { ok: false, status: error.status, code: error.code } : { ok: false, code: describeError(error) };
     }
     create.outcomes.push(outcome);
     return outcome;

@@ -15,7 +15,15 @@ describeNeeding(chromiumMissing())('headless Chromium follows a run with the nat
     f = await startStack(['ws-browser']);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -47,7 +55,9 @@ describeNeeding(chromiumMissing())('headless Chromium follows a run with the nat
       return res.status;
     }, token);
     expect(signedIn).toBe(201);
-    expect((await context.cookies()).map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([['__Host-wrs_session', true, true, 'Strict']]);
+    expect((await context.cookies()).map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([
+      ['__Host-wrs_session', true, true, 'Strict'],
+    ]);
     const received = await page.evaluate(
       ({ url, types }) =>
         new Promise<{ id: string; type: string }[]>((resolve) => {
@@ -73,7 +83,11 @@ describeNeeding(chromiumMissing())('headless Chromium follows a run with the nat
     expect(answers.checked).toBeGreaterThanOrEqual(4); // the page, the session, the stream and its 204
     await context.close();
     expect(received.map((r) => r.type)).toEqual([
-      'run.created', 'run.dispatched', 'run.started', ...Array.from({ length: 10 }, () => 'run.log'), 'run.succeeded',
+      'run.created',
+      'run.dispatched',
+      'run.started',
+      ...Array.from({ length: 10 }, () => 'run.log'),
+      'run.succeeded',
     ]);
     expect(new Set(received.map((r) => r.id)).size).toBe(received.length);
   }, 60_000);

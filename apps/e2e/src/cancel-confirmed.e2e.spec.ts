@@ -75,72 +75,84 @@ describeNeeding(containerEngineMissing())('a cancel stops the workload whenever 
     const deadline = Date.now() + patience(120_000);
     while (ends.size < ids.length && Date.now() < deadline) {
       await Promise.all(
-        ids.filter((id) => !ends.has(id)).map(async (id) => {
-          const state = await stateOf(id);
-          if (!['succeeded', 'failed', 'canceled'].includes(state)) {
-            return;
-          }
-          ends.set(id, state);
-          const live = (await engineContainers([`${RUN_LABEL}=${id}`])).filter(isLive);
-          liveAtCancel.push(...live.map((c) => `${id}: container ${c.id.slice(0, 12)} ${c.state} when the run was seen ${state}`));
-        }),
+        ids
+          .filter((id) => !ends.has(id))
+          .map(async (id) => {
+            const state = await stateOf(id);
+            if (!['succeeded', 'failed', 'canceled'].includes(state)) {
+              return;
+            }
+            ends.set(id, state);
+            const live = (await engineContainers([`${RUN_LABEL}=${id}`])).filter(isLive);
+            liveAtCancel.push(...live.map((c) => `${id}: container ${c.id.slice(0, 12)} ${c.state} when the run was seen ${state}`));
+          }),
       );
       await new Promise((r) => setTimeout(r, 100));
     }
     return { ends, liveAtCancel };
   }
 
-  it(`${RACED} runs cancelled 0-500 ms after their create and ${RUNNING} cancelled while running all end canceled with their container stopped, each container made once and only after its dispatch was recorded, and none left afterwards`, async () => {
-    tap = new EngineEventTap(f.env.namespace);
-    await tap.start();
-    const running = await Promise.all(Array.from({ length: RUNNING }, create));
-    const raced = await Promise.all(
-      Array.from({ length: RACED }, async () => {
-        const id = await create();
-        await new Promise((r) => setTimeout(r, Math.random() * 500)); // the race itself, not a wait for the system
+  it(
+    `${RACED} runs cancelled 0-500 ms after their create and ${RUNNING} cancelled while running all end canceled with their container stopped, each container made once and only after its dispatch was recorded, and none left afterwards`,
+    async () => {
+      tap = new EngineEventTap(f.env.namespace);
+      await tap.start();
+      const running = await Promise.all(Array.from({ length: RUNNING }, create));
+      const raced = await Promise.all(
+        Array.from({ length: RACED }, async () => {
+          const id = await create();
+          await new Promise((r) => setTimeout(r, Math.random() * 500)); // the race itself, not a wait for the system
+          await cancel(id);
+          return id;
+        }),
+      );
+      for (const id of running) {
+        await eventually(async () => ((await stateOf(id)) === 'running' ? true : undefined), 60_000, `run ${id} to be running`);
         await cancel(id);
-        return id;
-      }),
-    );
-    for (const id of running) {
-      await eventually(async () => ((await stateOf(id)) === 'running' ? true : undefined), 60_000, `run ${id} to be running`);
-      await cancel(id);
-    }
-    const ids = [...raced, ...running];
-    const { ends, liveAtCancel } = await watchUntilTerminal(ids);
-    const notCanceled = ids.filter((id) => ends.get(id) !== 'canceled').map((id) => `${id}: ${ends.get(id) ?? 'not terminal'}`);
-
-    // What the engine recorded: each container's creation, against the run's own record of its dispatch.
-    const creations = eventsByRun(await tap.stop(), 'create');
-    const createdTwice: string[] = [];
-    const createdBeforeDispatch: string[] = [];
-    for (const id of ids.filter((i) => creations.has(i))) {
-      const made = creations.get(id) ?? [];
-      if (made.length > 1) {
-        createdTwice.push(`${id}: ${made.length} containers created`);
       }
-      const dispatched = (await eventsOf(id)).filter((e) => e.type === 'run.dispatched').map((e) => Date.parse(e.data.at));
-      const first = Math.min(...made.map((m) => m.atMs));
-      if (!dispatched.some((at) => at <= first)) {
-        createdBeforeDispatch.push(
-          `${id}: container created at ${new Date(first).toISOString()}, ${dispatched.length ? `dispatch recorded at ${dispatched.map((d) => new Date(d).toISOString()).join(', ')}` : 'no dispatch recorded'}`,
-        );
+      const ids = [...raced, ...running];
+      const { ends, liveAtCancel } = await watchUntilTerminal(ids);
+      const notCanceled = ids.filter((id) => ends.get(id) !== 'canceled').map((id) => `${id}: ${ends.get(id) ?? 'not terminal'}`);
+
+      // What the engine recorded: each container's creation, against the run's own record of its dispatch.
+      const creations = eventsByRun(await tap.stop(), 'create');
+      const createdTwice: string[] = [];
+      const createdBeforeDispatch: string[] = [];
+      for (const id of ids.filter((i) => creations.has(i))) {
+        const made = creations.get(id) ?? [];
+        if (made.length > 1) {
+          createdTwice.push(`${id}: ${made.length} containers created`);
+        }
+        const dispatched = (await eventsOf(id)).filter((e) => e.type === 'run.dispatched').map((e) => Date.parse(e.data.at));
+        const first = Math.min(...made.map((m) => m.atMs));
+        if (!dispatched.some((at) => at <= first)) {
+          createdBeforeDispatch.push(
+            `${id}: container created at ${new Date(first).toISOString()}, ${dispatched.length ? `dispatch recorded at ${dispatched.map((d) => new Date(d).toISOString()).join(', ')}` : 'no dispatch recorded'}`,
+          );
+        }
       }
-    }
 
-    // Afterwards: none of them keeps a container (released once canceled; nothing made later).
-    let left: string[] = [];
-    await eventually(async () => {
-      left = (await engineContainers([`${OWNER_LABEL}=${f.env.namespace}`])).filter((c) => ids.includes(c.runId)).map((c) => `${c.runId}: ${c.state}`);
-      return left.length === 0 ? true : undefined;
-    }, 20_000, 'no container of the canceled runs').catch(() => undefined);
+      // Afterwards: none of them keeps a container (released once canceled; nothing made later).
+      let left: string[] = [];
+      await eventually(
+        async () => {
+          left = (await engineContainers([`${OWNER_LABEL}=${f.env.namespace}`]))
+            .filter((c) => ids.includes(c.runId))
+            .map((c) => `${c.runId}: ${c.state}`);
+          return left.length === 0 ? true : undefined;
+        },
+        20_000,
+        'no container of the canceled runs',
+      ).catch(() => undefined);
 
-    expect({ notCanceled, liveAtCancel, createdTwice, createdBeforeDispatch, left }).toEqual({
-      notCanceled: [],
-      liveAtCancel: [],
-      createdTwice: [],
-      createdBeforeDispatch: [],
-      left: [],
-    });
-  }, patience(400_000));
+      expect({ notCanceled, liveAtCancel, createdTwice, createdBeforeDispatch, left }).toEqual({
+        notCanceled: [],
+        liveAtCancel: [],
+        createdTwice: [],
+        createdBeforeDispatch: [],
+        left: [],
+      });
+    },
+    patience(400_000),
+  );
 });

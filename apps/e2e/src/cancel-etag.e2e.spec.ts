@@ -13,11 +13,14 @@ type Run = { id: string; state: string; terminal: boolean; version: number; logL
 function containersOf(runId: string): Promise<unknown[]> {
   const filters = encodeURIComponent(JSON.stringify({ label: [`io.workload-run-service.run=${runId}`] }));
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: CONTAINER_SOCKET, path: `/v1.41/containers/json?all=true&filters=${filters}`, timeout: 10_000 }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve(JSON.parse(body) as unknown[]));
-    });
+    const req = request(
+      { socketPath: CONTAINER_SOCKET, path: `/v1.41/containers/json?all=true&filters=${filters}`, timeout: 10_000 },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(JSON.parse(body) as unknown[]));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -49,11 +52,15 @@ describeNeeding(containerEngineMissing())('cancel with If-Match as a person uses
   const cancel = (id: string, ifMatch: string) =>
     f.client.call('POST /runs/{runId}:cancel', `/runs/${id}:cancel`, { token, headers: { 'if-match': ifMatch } });
   const runningWithLogs = (id: string) =>
-    eventually(async () => {
-      const res = await get(id);
-      const run = res.body as Run;
-      return run.state === 'running' && run.logLines > 0 ? res : undefined;
-    }, 60_000, `run ${id} to be running and printing`);
+    eventually(
+      async () => {
+        const res = await get(id);
+        const run = res.body as Run;
+        return run.state === 'running' && run.logLines > 0 ? res : undefined;
+      },
+      60_000,
+      `run ${id} to be running and printing`,
+    );
 
   it('a chatty run (a line every 100 ms) cancelled with the ETag of a GET taken 2 s earlier: 202 canceling, then canceled and gone', async () => {
     const id = await create(CHATTY);
@@ -76,10 +83,14 @@ describeNeeding(containerEngineMissing())('cancel with If-Match as a person uses
     const id = await create('echo started; sleep 1; echo more; sleep 3; echo done');
     const etag = (await runningWithLogs(id)).headers.get('etag')!;
     // Its next line leaves the ETag as it was; its end does not.
-    const printed = await eventually(async () => {
-      const res = await get(id);
-      return (res.body as Run).logLines >= 2 && !(res.body as Run).terminal ? res : undefined;
-    }, 10_000, 'the second line');
+    const printed = await eventually(
+      async () => {
+        const res = await get(id);
+        return (res.body as Run).logLines >= 2 && !(res.body as Run).terminal ? res : undefined;
+      },
+      10_000,
+      'the second line',
+    );
     expect(printed.headers.get('etag')).toBe(etag);
     const finished = await terminalRun(f, id, token);
     expect(finished).toMatchObject({ state: 'succeeded' });

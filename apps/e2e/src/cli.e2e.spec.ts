@@ -45,7 +45,10 @@ describe('the wrs CLI', () => {
       { provider: 'simulator', regions: ['local-1'], priority: 0 },
       ...(containers ? [{ provider: 'container', regions: ['local'], priority: 1 }] : []),
     ];
-    f = await startStack(['ws-cli'], { PROVIDERS_JSON: JSON.stringify(providers), ...(containers ? { CONTAINER_ENGINE_SOCKET: SOCKET } : {}) });
+    f = await startStack(['ws-cli'], {
+      PROVIDERS_JSON: JSON.stringify(providers),
+      ...(containers ? { CONTAINER_ENGINE_SOCKET: SOCKET } : {}),
+    });
     token = f.token('ws-cli');
     // HOME points at an empty folder: no config file unless a test writes one.
     env = { HOME: mkdtempSync(join(tmpdir(), 'wrs-home-')), WRS_BASE_URL: f.stack.baseUrl, WRS_TOKEN: token };
@@ -63,7 +66,24 @@ describe('the wrs CLI', () => {
   const withContainers = (name: string, body: () => Promise<void>) => itNeeding(engineMissing)(name, body, 90_000);
 
   withContainers('runs create --follow of a real container prints its log lines and exits 0', async () => {
-    const run = await wrs(['runs', 'create', '--image', IMAGE, '--provider', 'container', '--region', 'local', '--follow', '--', '/bin/sh', '-c', 'echo hello; sleep 1; echo world'], env);
+    const run = await wrs(
+      [
+        'runs',
+        'create',
+        '--image',
+        IMAGE,
+        '--provider',
+        'container',
+        '--region',
+        'local',
+        '--follow',
+        '--',
+        '/bin/sh',
+        '-c',
+        'echo hello; sleep 1; echo world',
+      ],
+      env,
+    );
     expect(run.code).toBe(0);
     expect(run.stdout.split('\n').filter(Boolean)).toEqual(['hello', 'world']);
     expect(run.stderr).toMatch(/created run [0-9a-f-]{36}/);
@@ -73,7 +93,25 @@ describe('the wrs CLI', () => {
   });
 
   withContainers('runs create --follow of a container that exits 3 exits 1 (run failed) and says why', async () => {
-    const run = await wrs(['runs', 'create', '--image', IMAGE, '--provider', 'container', '--region', 'local', '--follow', '--command', '/bin/sh', '--command=-c', '--command', 'echo bye; exit 3'], env);
+    const run = await wrs(
+      [
+        'runs',
+        'create',
+        '--image',
+        IMAGE,
+        '--provider',
+        'container',
+        '--region',
+        'local',
+        '--follow',
+        '--command',
+        '/bin/sh',
+        '--command=-c',
+        '--command',
+        'echo bye; exit 3',
+      ],
+      env,
+    );
     expect(run.code).toBe(1);
     expect(run.stdout.trim()).toBe('bye');
     expect(run.stderr).toMatch(/failed: workload_exit_nonzero: .*\(exit 3\)/);
@@ -81,22 +119,54 @@ describe('the wrs CLI', () => {
   });
 
   it('--json: one JSON object per line, each event as the contract says; exit 1 for a failed run, 0 for a succeeded one', async () => {
-    const failed = await wrs(['--json', 'runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', 'SIM_LOG_LINES=3', '--env', 'SIM_EXIT_CODE=3', '--follow'], env);
+    const failed = await wrs(
+      [
+        '--json',
+        'runs',
+        'create',
+        '--image',
+        'busybox',
+        '--provider',
+        'simulator',
+        '--region',
+        'local-1',
+        '--env',
+        'SIM_LOG_LINES=3',
+        '--env',
+        'SIM_EXIT_CODE=3',
+        '--follow',
+      ],
+      env,
+    );
     expect(failed.code).toBe(1);
-    const lines = failed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; run?: unknown; event?: { type: string } });
+    const lines = failed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; run?: unknown; event?: { type: string } });
     expect(lines[0]?.kind).toBe('run');
     contractValidator().assertSchema('Run', lines[0]?.run);
     for (const line of lines.slice(1)) {
       contractValidator().assertSchema('RunEvent', line.event);
     }
-    expect(lines.slice(1).map((l) => l.event?.type)).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.log', 'run.log', 'run.log', 'run.failed']);
+    expect(lines.slice(1).map((l) => l.event?.type)).toEqual([
+      'run.created',
+      'run.dispatched',
+      'run.started',
+      'run.log',
+      'run.log',
+      'run.log',
+      'run.failed',
+    ]);
     const ok = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--follow'], env);
     expect(ok.code).toBe(0);
     expectNoToken(failed);
   });
 
   it('runs get, runs events, runs cancel, workspace and version work on a run it created', async () => {
-    const created = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', 'SIM_DURATION_MS=600000'], env);
+    const created = await wrs(
+      ['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', 'SIM_DURATION_MS=600000'],
+      env,
+    );
     expect(created.code).toBe(0);
     const id = created.stdout.trim();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -112,7 +182,13 @@ describe('the wrs CLI', () => {
     expect(followed.stderr).toMatch(/\] canceled\n/);
     const events = await wrs(['--json', 'runs', 'events', id], env);
     expect(events.code).toBe(0);
-    expect(events.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { event: { type: string } }).event.type).at(-1)).toBe('run.canceled');
+    expect(
+      events.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { event: { type: string } }).event.type)
+        .at(-1),
+    ).toBe('run.canceled');
     const workspace = await wrs(['--json', 'workspace'], env);
     contractValidator().assertSchema('Workspace', (JSON.parse(workspace.stdout) as { workspace: unknown }).workspace);
     const version = await wrs(['version'], env);
@@ -125,7 +201,13 @@ describe('the wrs CLI', () => {
     expect(missing.code).toBe(4);
     expect(missing.stderr).toMatch(/404 run_not_found: .* \(request [0-9a-f-]{36}\)/);
     const asJson = await wrs(['--json', 'runs', 'get', '00000000-0000-4000-8000-000000000000'], env);
-    expect(JSON.parse(asJson.stderr)).toMatchObject({ kind: 'error', status: 404, code: 'run_not_found', retryable: false, requestId: expect.any(String) });
+    expect(JSON.parse(asJson.stderr)).toMatchObject({
+      kind: 'error',
+      status: 404,
+      code: 'run_not_found',
+      retryable: false,
+      requestId: expect.any(String),
+    });
     const bad = await wrs(['runs', 'create', '--image', 'Not An Image', '--provider', 'auto', '--region', 'auto'], env);
     expect(bad.code).toBe(4);
     expect(bad.stderr).toContain('400 validation_failed');
@@ -140,10 +222,25 @@ describe('the wrs CLI', () => {
     [missing, asJson, bad].forEach(expectNoToken);
   }, 60_000);
 
-  it('runs list pages the workspace\'s runs newest first, filters by state, and --json answers the contract\'s list', async () => {
+  it("runs list pages the workspace's runs newest first, filters by state, and --json answers the contract's list", async () => {
     const ids: string[] = [];
     for (const exit of ['0', '0', '3']) {
-      const created = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', `SIM_EXIT_CODE=${exit}`, '--follow'], env);
+      const created = await wrs(
+        [
+          'runs',
+          'create',
+          '--image',
+          'busybox',
+          '--provider',
+          'simulator',
+          '--region',
+          'local-1',
+          '--env',
+          `SIM_EXIT_CODE=${exit}`,
+          '--follow',
+        ],
+        env,
+      );
       ids.push(/created run ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '');
     }
     const first = await wrs(['--json', 'runs', 'list', '--limit', '2'], env);
@@ -152,7 +249,9 @@ describe('the wrs CLI', () => {
     contractValidator().assertSchema('RunList', { items: page.items, nextCursor: page.nextCursor });
     expect(page.items.map((r) => r.id)).toEqual([ids[2], ids[1]]);
     expect(page.nextCursor).toEqual(expect.any(String));
-    const next = JSON.parse((await wrs(['--json', 'runs', 'list', '--limit', '2', '--cursor', page.nextCursor!], env)).stdout) as { items: Array<{ id: string }> };
+    const next = JSON.parse((await wrs(['--json', 'runs', 'list', '--limit', '2', '--cursor', page.nextCursor!], env)).stdout) as {
+      items: Array<{ id: string }>;
+    };
     expect(next.items[0]?.id).toBe(ids[0]);
     const failed = await wrs(['runs', 'list', '--state', 'failed'], env);
     expect(failed.code).toBe(0);
@@ -166,27 +265,70 @@ describe('the wrs CLI', () => {
 
   it('runs create --label sets labels, runs get shows them, runs list --label filters by them (all must match)', async () => {
     const create = (...labels: string[]) =>
-      wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', ...labels.flatMap((l) => ['--label', l]), '--follow'], env);
+      wrs(
+        [
+          'runs',
+          'create',
+          '--image',
+          'busybox',
+          '--provider',
+          'simulator',
+          '--region',
+          'local-1',
+          ...labels.flatMap((l) => ['--label', l]),
+          '--follow',
+        ],
+        env,
+      );
     const ml = await create('team=ml', 'example.com/tier=');
     const web = await create('team=web', 'example.com/tier=');
     expect([ml.code, web.code]).toEqual([0, 0]);
     const [mlId, webId] = [ml, web].map((run) => /created run ([0-9a-f-]{36})/.exec(run.stderr)?.[1] ?? '');
     const listed = await wrs(['--json', 'runs', 'list', '--label', 'team=ml'], env);
     expect(listed.code).toBe(0);
-    const page = JSON.parse(listed.stdout) as { items: Array<{ id: string; workload: { labels?: Record<string, string> } }>; nextCursor: string | null };
+    const page = JSON.parse(listed.stdout) as {
+      items: Array<{ id: string; workload: { labels?: Record<string, string> } }>;
+      nextCursor: string | null;
+    };
     contractValidator().assertSchema('RunList', { items: page.items, nextCursor: page.nextCursor });
     expect(page.items.map((r) => [r.id, r.workload.labels])).toEqual([[mlId, { team: 'ml', 'example.com/tier': '' }]]);
     const both = await wrs(['runs', 'list', '--label', 'example.com/tier=', '--label', 'team=web'], env);
-    expect(both.stdout.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^${webId}  succeeded .*  team=web example.com/tier=$`))]);
+    expect(both.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${webId}  succeeded .*  team=web example.com/tier=$`)),
+    ]);
     expect((await wrs(['runs', 'get', mlId!], env)).stdout).toMatch(/^ {2}labels {5}team=ml example\.com\/tier=$/m);
-    const refused = await wrs(['--json', 'runs', 'create', '--image', 'busybox', '--provider', 'auto', '--region', 'auto', '--label=-team=ml'], env);
+    const refused = await wrs(
+      ['--json', 'runs', 'create', '--image', 'busybox', '--provider', 'auto', '--region', 'auto', '--label=-team=ml'],
+      env,
+    );
     expect(refused.code).toBe(4);
-    expect(JSON.parse(refused.stderr)).toMatchObject({ status: 400, code: 'validation_failed', params: { errors: [{ field: 'workload.labels' }] } });
+    expect(JSON.parse(refused.stderr)).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      params: { errors: [{ field: 'workload.labels' }] },
+    });
     expect((await wrs(['runs', 'list', '--label', 'team'], env)).code).toBe(2);
   }, 90_000);
 
   it('output into a pipe closed early (| head -1) exits 0, without an EPIPE trace', async () => {
-    const created = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', 'SIM_LOG_LINES=300', '--env', 'SIM_DURATION_MS=300', '--follow'], env);
+    const created = await wrs(
+      [
+        'runs',
+        'create',
+        '--image',
+        'busybox',
+        '--provider',
+        'simulator',
+        '--region',
+        'local-1',
+        '--env',
+        'SIM_LOG_LINES=300',
+        '--env',
+        'SIM_DURATION_MS=300',
+        '--follow',
+      ],
+      env,
+    );
     const id = /created run ([0-9a-f-]{36})/.exec(created.stderr)?.[1] ?? '';
     // pipefail: the pipeline's status is wrs's (head's is 0 anyway).
     const piped = await spawned('bash', ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" runs events ${id} | head -1`], env);
@@ -195,11 +337,26 @@ describe('the wrs CLI', () => {
     expect(piped.code).toBe(0);
   }, 60_000);
 
-  it('--workload-exit-code exits with the workload\'s own exit code; without it a failed run exits 1', async () => {
-    const args = ['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--env', 'SIM_EXIT_CODE=7', '--follow'];
+  it("--workload-exit-code exits with the workload's own exit code; without it a failed run exits 1", async () => {
+    const args = [
+      'runs',
+      'create',
+      '--image',
+      'busybox',
+      '--provider',
+      'simulator',
+      '--region',
+      'local-1',
+      '--env',
+      'SIM_EXIT_CODE=7',
+      '--follow',
+    ];
     expect((await wrs([...args, '--workload-exit-code'], env)).code).toBe(7);
     expect((await wrs(args, env)).code).toBe(1);
-    const ok = await wrs(['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--follow', '--workload-exit-code'], env);
+    const ok = await wrs(
+      ['runs', 'create', '--image', 'busybox', '--provider', 'simulator', '--region', 'local-1', '--follow', '--workload-exit-code'],
+      env,
+    );
     expect(ok.code).toBe(0);
     expect((await wrs(['runs', 'get', 'x', '--workload-exit-code'], env)).code).toBe(2);
   }, 60_000);
@@ -222,7 +379,7 @@ describe('the wrs CLI', () => {
     expect(noToken.stderr).toContain('no token');
   });
 
-  it('token (development) mints with the repository\'s token script and saves it 0600 in the config file, or prints it', async () => {
+  it("token (development) mints with the repository's token script and saves it 0600 in the config file, or prints it", async () => {
     const home = mkdtempSync(join(tmpdir(), 'wrs-home-'));
     const tokenEnv = { HOME: home, DATABASE_URL: f.env.databaseUrl, DATABASE_SCHEMA: f.env.schema, DEV_KEYS_DIR: join(home, 'keys') };
     const saved = await wrs(['token', '--workspace', 'ws-minted', '--ttl', '120'], tokenEnv);

@@ -1,6 +1,13 @@
 import { WrsApiError, WrsClient, type FollowItem, type RetryPolicy } from '@wrs/client';
 import { openDatabase, Workspaces } from '@wrs/persistence';
-import { contractCheckedFetch, contractValidator, startFaultyProxy, type CheckedFetch, type FaultyProxy, type ProxyAction } from '@wrs/testing';
+import {
+  contractCheckedFetch,
+  contractValidator,
+  startFaultyProxy,
+  type CheckedFetch,
+  type FaultyProxy,
+  type ProxyAction,
+} from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const FAST: Partial<RetryPolicy> = { baseDelayMs: 50, maxDelayMs: 1000, maxAttempts: 6, maxElapsedMs: 20_000 };
@@ -10,8 +17,19 @@ const simulated = (env: Record<string, string> = {}) => ({ workload: { image: 'b
 function problem(status: number, code: string, retryable: boolean, retryAfter?: number): ProxyAction {
   return {
     status,
-    headers: { 'content-type': 'application/problem+json', 'x-request-id': `proxy-${code}`, ...(retryAfter ? { 'retry-after': String(retryAfter) } : {}) },
-    body: JSON.stringify({ type: `urn:workload-run-service:problem:${code}`, title: code, status, code, requestId: `proxy-${code}`, retryable }),
+    headers: {
+      'content-type': 'application/problem+json',
+      'x-request-id': `proxy-${code}`,
+      ...(retryAfter ? { 'retry-after': String(retryAfter) } : {}),
+    },
+    body: JSON.stringify({
+      type: `urn:workload-run-service:problem:${code}`,
+      title: code,
+      status,
+      code,
+      requestId: `proxy-${code}`,
+      retryable,
+    }),
   };
 }
 
@@ -46,7 +64,11 @@ describe('the typed client obeys the client rules of the spec', () => {
     }
   });
 
-  function clientFor(workspace: string, apiRoot = f.stack.baseUrl, retry: Partial<RetryPolicy> = FAST): { client: WrsClient; checked: CheckedFetch } {
+  function clientFor(
+    workspace: string,
+    apiRoot = f.stack.baseUrl,
+    retry: Partial<RetryPolicy> = FAST,
+  ): { client: WrsClient; checked: CheckedFetch } {
     const token = f.token(workspace);
     tokens.push(token);
     const checked = contractCheckedFetch(apiRoot);
@@ -54,7 +76,10 @@ describe('the typed client obeys the client rules of the spec', () => {
   }
 
   async function rejection(promise: Promise<unknown>): Promise<WrsApiError> {
-    const error = await promise.then(() => undefined, (e: unknown) => e);
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(WrsApiError);
     thrown.push((error as Error).message);
     return error as WrsApiError;
@@ -85,7 +110,9 @@ describe('the typed client obeys the client rules of the spec', () => {
 
   it('a create whose first answer is lost is retried with the same Idempotency-Key and yields exactly one run', async () => {
     proxy = await startFaultyProxy(new URL(f.stack.baseUrl).origin, (req) =>
-      req.method === 'POST' && req.url === '/api/v1/runs' && proxy!.requests.every((r) => r.method !== 'POST') ? 'lose-response' : 'forward',
+      req.method === 'POST' && req.url === '/api/v1/runs' && proxy!.requests.every((r) => r.method !== 'POST')
+        ? 'lose-response'
+        : 'forward',
     );
     const { client, checked } = clientFor('ws-lossy', `${proxy.origin}/api/v1`);
     const created = await client.createRun(simulated());
@@ -111,11 +138,19 @@ describe('the typed client obeys the client rules of the spec', () => {
   });
 
   it('rides out a storm of real 429s (20 requests a minute) within its bounds, honouring Retry-After, one key per create', async () => {
-    const { client, checked } = clientFor('ws-limited', f.stack.baseUrl, { baseDelayMs: 100, maxDelayMs: 2000, maxAttempts: 30, maxElapsedMs: 60_000 });
+    const { client, checked } = clientFor('ws-limited', f.stack.baseUrl, {
+      baseDelayMs: 100,
+      maxDelayMs: 2000,
+      maxAttempts: 30,
+      maxElapsedMs: 60_000,
+    });
     // Spend the workspace's budget first, so every call below starts with a 429.
     const raw = clientFor('ws-limited', f.stack.baseUrl, { maxAttempts: 1 }).client;
     for (let spent = 0; spent < 100; spent++) {
-      const answer = await raw.workspace().then(() => undefined, (e: unknown) => e);
+      const answer = await raw.workspace().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       if (answer instanceof WrsApiError && answer.status === 429) {
         break;
       }
@@ -157,13 +192,20 @@ describe('the typed client obeys the client rules of the spec', () => {
     const conflict = await rejection(client.createRun(simulated({ SIM_EXIT_CODE: '1' }), { idempotencyKey: first.idempotencyKey }));
     expect(conflict).toMatchObject({ status: 409, code: 'idempotency_conflict', attempts: 1 });
     // One request each: nothing was retried.
-    expect(proxy.requests.map((r) => `${r.method} ${r.url.split('/').slice(3, 4).join('')}`)).toEqual(['POST runs', 'GET runs', 'POST runs', 'POST runs']);
+    expect(proxy.requests.map((r) => `${r.method} ${r.url.split('/').slice(3, 4).join('')}`)).toEqual([
+      'POST runs',
+      'GET runs',
+      'POST runs',
+      'POST runs',
+    ]);
     expectCleanCalls(checked);
   });
 
   it('retries 409 idempotency_in_flight and a retryable 503 after their Retry-After with the same key, but not a 500 that is not retryable', async () => {
     const script: ProxyAction[] = [problem(409, 'idempotency_in_flight', true, 1), problem(503, 'dependency_unavailable', true, 1)];
-    proxy = await startFaultyProxy(new URL(f.stack.baseUrl).origin, (req) => (req.method === 'POST' ? script.shift() ?? 'forward' : 'forward'));
+    proxy = await startFaultyProxy(new URL(f.stack.baseUrl).origin, (req) =>
+      req.method === 'POST' ? (script.shift() ?? 'forward') : 'forward',
+    );
     const { client, checked } = clientFor('ws-client', `${proxy.origin}/api/v1`);
     const created = await client.createRun(simulated());
     expect(created.attempts).toBe(3);
@@ -197,7 +239,13 @@ describe('the typed client obeys the client rules of the spec', () => {
     }
     const ids = events.map((e) => Number(e.id));
     expect(ids).toEqual([...new Set(ids)].sort((a, b) => a - b));
-    expect(events.map((e) => e.event.type)).toEqual(['run.created', 'run.dispatched', 'run.started', ...Array<string>(lines).fill('run.log'), 'run.succeeded']);
+    expect(events.map((e) => e.event.type)).toEqual([
+      'run.created',
+      'run.dispatched',
+      'run.started',
+      ...Array<string>(lines).fill('run.log'),
+      'run.succeeded',
+    ]);
     // It really reconnected, and said where it stood.
     const streams = checked.sent.filter((s) => s.url.endsWith('/events'));
     expect(streams.length).toBeGreaterThanOrEqual(2);

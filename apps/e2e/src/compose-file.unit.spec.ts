@@ -32,7 +32,10 @@ describe('docker/compose.yaml', () => {
 
   it('publishes only the edge and Postgres, on loopback, never on the host ports of the local servers', () => {
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name} ${p}`));
-    expect(published.sort()).toEqual(['gateway 127.0.0.1:${WRS_EDGE_PORT:-8080}:8080', 'postgres 127.0.0.1:${WRS_POSTGRES_PORT:-15432}:5432']);
+    expect(published.sort()).toEqual([
+      'gateway 127.0.0.1:${WRS_EDGE_PORT:-8080}:8080',
+      'postgres 127.0.0.1:${WRS_POSTGRES_PORT:-15432}:5432',
+    ]);
   });
 
   it('relies on no depends_on condition: a plain list orders the first start only', () => {

@@ -41,7 +41,9 @@ const WORKSPACE = 'compose-demo';
 
 const images = [...Object.values(SERVICE_IMAGES).map((t) => `localhost/wrs/${t}:${TAG}`), ...Object.values(INFRA_IMAGES), CONTAINER_IMAGE];
 const missing =
-  executableMissing('/usr/bin/podman-compose', 'apt-get install podman-compose aardvark-dns') ?? containerEngineMissing() ?? podmanImagesMissing(images, PODMAN_ENV);
+  executableMissing('/usr/bin/podman-compose', 'apt-get install podman-compose aardvark-dns') ??
+  containerEngineMissing() ??
+  podmanImagesMissing(images, PODMAN_ENV);
 
 const execFileAsync = promisify(execFile);
 
@@ -78,7 +80,9 @@ describeNeeding(missing)('the Compose stack (docker/compose.yaml) under podman-c
     const [edgePort, postgresPort] = [await freePort(), await freePort()];
     const variables: Record<string, string> = {
       ...INFRA_IMAGES,
-      ...Object.fromEntries(Object.entries(SERVICE_IMAGES).map(([name, target]) => [`WRS_IMAGE_${name}`, `localhost/wrs/${target}:${TAG}`])),
+      ...Object.fromEntries(
+        Object.entries(SERVICE_IMAGES).map(([name, target]) => [`WRS_IMAGE_${name}`, `localhost/wrs/${target}:${TAG}`]),
+      ),
       WRS_NATS_CONFIG: 'nats-2.9.conf',
       WRS_KEYS_DIR: keysDir,
       WRS_EDGE_PORT: String(edgePort),
@@ -91,12 +95,18 @@ describeNeeding(missing)('the Compose stack (docker/compose.yaml) under podman-c
     base = `http://127.0.0.1:${edgePort}/api/v1`;
     client = new ContractClient(base);
     try {
-      await eventually(async () => {
-        const version = await fetch(`${base}/version`).catch(() => undefined);
-        return version?.status === 200 ? true : undefined;
-      }, 240_000, 'the api to answer through the edge');
+      await eventually(
+        async () => {
+          const version = await fetch(`${base}/version`).catch(() => undefined);
+          return version?.status === 200 ? true : undefined;
+        },
+        240_000,
+        'the api to answer through the edge',
+      );
     } catch (error) {
-      const logs = await Promise.all(['migrate', 'api', 'stream-relay', 'run-worker', 'gateway'].map(async (s) => `--- ${s}\n${await project.logs(s)}`));
+      const logs = await Promise.all(
+        ['migrate', 'api', 'stream-relay', 'run-worker', 'gateway'].map(async (s) => `--- ${s}\n${await project.logs(s)}`),
+      );
       throw new Error(`${String(error)}\n${logs.join('\n')}`);
     }
     // The README's step 2: the token command creates the workspace through the published Postgres port.
@@ -126,23 +136,41 @@ describeNeeding(missing)('the Compose stack (docker/compose.yaml) under podman-c
     expect(statSync(keysDir).mode & 0o777).toBe(0o700);
     for (const service of ['api', 'stream-relay']) {
       expect({ service, uid: await project.podman('exec', project.container(service), 'id', '-u') }).toEqual({ service, uid: '1000' });
-      const modes = await project.podman('exec', project.container(service), 'stat', '-c', '%u:%g %a', '/keys', '/keys/dev-signing-key.pub.pem');
+      const modes = await project.podman(
+        'exec',
+        project.container(service),
+        'stat',
+        '-c',
+        '%u:%g %a',
+        '/keys',
+        '/keys/dev-signing-key.pub.pem',
+      );
       expect({ service, modes: modes.split('\n') }).toEqual({ service, modes: ['1000:1000 500', '1000:1000 400'] });
     }
     const worker = project.container('run-worker');
-    expect([await project.podman('exec', worker, 'id', '-u'), await project.podman('exec', worker, 'id', '-g')]).toEqual(['1000', String(engine.gid)]);
+    expect([await project.podman('exec', worker, 'id', '-u'), await project.podman('exec', worker, 'id', '-g')]).toEqual([
+      '1000',
+      String(engine.gid),
+    ]);
     expect(await project.podman('exec', worker, 'stat', '-c', '%a', '/run/engine.sock')).toBe('660');
   });
 
   it('the README walk-through through the edge: a real container run, its events, a cancel, the list', async () => {
     expect((await client.call('GET /version', '/version')).status).toBe(200);
-    const current = await client.call('GET /workspaces/current', '/workspaces/current', { token, headers: { 'x-service-workspace-id': WORKSPACE } });
+    const current = await client.call('GET /workspaces/current', '/workspaces/current', {
+      token,
+      headers: { 'x-service-workspace-id': WORKSPACE },
+    });
     expect({ status: current.status, id: (current.body as { id: string }).id }).toEqual({ status: 200, id: WORKSPACE });
 
     const created = await client.call('POST /runs', '/runs', {
       token,
       headers: { 'idempotency-key': randomUUID() },
-      body: { workload: { image: CONTAINER_IMAGE, args: ['echo', 'hello'], env: { SIM_DURATION_MS: '2000' } }, provider: 'auto', region: 'auto' },
+      body: {
+        workload: { image: CONTAINER_IMAGE, args: ['echo', 'hello'], env: { SIM_DURATION_MS: '2000' } },
+        provider: 'auto',
+        region: 'auto',
+      },
     });
     expect(created.status).toBe(201);
     const id = (created.body as { id: string }).id;
@@ -157,9 +185,15 @@ describeNeeding(missing)('the Compose stack (docker/compose.yaml) under podman-c
     expect(types.at(-1)).toBe('run.succeeded');
     const dispatched = stream.events.find((e) => e.event === 'run.dispatched') as SseEvent;
     expect((JSON.parse(dispatched.data) as { data: { placement: { provider: string } } }).data.placement.provider).toBe('container');
-    const lines = stream.events.filter((e) => e.event === 'run.log').map((e) => (JSON.parse(e.data) as { data: { line: string } }).data.line);
+    const lines = stream.events
+      .filter((e) => e.event === 'run.log')
+      .map((e) => (JSON.parse(e.data) as { data: { line: string } }).data.line);
     expect(lines).toEqual(['hello']);
-    await eventually(async () => ((await containersOf(engine.path, id)).length === 0 ? true : undefined), 20_000, 'the run container to be removed');
+    await eventually(
+      async () => ((await containersOf(engine.path, id)).length === 0 ? true : undefined),
+      20_000,
+      'the run container to be removed',
+    );
 
     // Cancel a run whose container is running.
     const sleeping = await client.call('POST /runs', '/runs', {
@@ -170,15 +204,23 @@ describeNeeding(missing)('the Compose stack (docker/compose.yaml) under podman-c
     expect(sleeping.status).toBe(201);
     const sleeper = (sleeping.body as { id: string }).id;
     runIds.push(sleeper);
-    await eventually(async () => {
-      const r = await client.call('GET /runs/{runId}', `/runs/${sleeper}`, { token });
-      return (r.body as { state: string }).state === 'running' ? true : undefined;
-    }, 60_000, 'the sleeping run to be running');
+    await eventually(
+      async () => {
+        const r = await client.call('GET /runs/{runId}', `/runs/${sleeper}`, { token });
+        return (r.body as { state: string }).state === 'running' ? true : undefined;
+      },
+      60_000,
+      'the sleeping run to be running',
+    );
     expect((await containersOf(engine.path, sleeper)).length).toBe(1);
     expect((await client.call('POST /runs/{runId}:cancel', `/runs/${sleeper}:cancel`, { token })).status).toBe(202);
     const canceled = await readSse(`${base}/runs/${sleeper}/events`, { authorization: `Bearer ${token}` }, { timeoutMs: 60_000 });
     expect(canceled.events.map((e) => e.event).slice(-2)).toEqual(['run.cancel_requested', 'run.canceled']);
-    await eventually(async () => ((await containersOf(engine.path, sleeper)).length === 0 ? true : undefined), 30_000, 'the canceled container to be removed');
+    await eventually(
+      async () => ((await containersOf(engine.path, sleeper)).length === 0 ? true : undefined),
+      30_000,
+      'the canceled container to be removed',
+    );
 
     const list = await client.call('GET /runs', '/runs?limit=10', { token });
     expect(list.status).toBe(200);
@@ -187,15 +229,31 @@ describeNeeding(missing)('the Compose stack (docker/compose.yaml) under podman-c
 
   it('the edge sends /console to the api, as the Ingress does', async () => {
     const console = await fetch(`${base.replace(/\/api\/v1$/, '')}/console/`);
-    expect({ status: console.status, type: console.headers.get('content-type') }).toEqual({ status: 200, type: expect.stringContaining('text/html') });
+    expect({ status: console.status, type: console.headers.get('content-type') }).toEqual({
+      status: 200,
+      type: expect.stringContaining('text/html'),
+    });
   });
 
   it('the NATS configurations: the look-alike (nats-server 2.9) loads nats-2.9.conf and refuses nats.conf, whose sync_interval is 2.12-only', async () => {
     const check = (file: string) =>
-      project.podman('run', '--rm', '--network', 'none', '-v', `${join(__dirname, '..', '..', '..', 'docker', 'nats', file)}:/etc/nats/nats.conf:ro`, INFRA_IMAGES.WRS_IMAGE_NATS, '-c', '/etc/nats/nats.conf', '-t').then(
-        () => 'loads',
-        (error: { stderr?: string }) => error.stderr ?? 'refused',
-      );
+      project
+        .podman(
+          'run',
+          '--rm',
+          '--network',
+          'none',
+          '-v',
+          `${join(__dirname, '..', '..', '..', 'docker', 'nats', file)}:/etc/nats/nats.conf:ro`,
+          INFRA_IMAGES.WRS_IMAGE_NATS,
+          '-c',
+          '/etc/nats/nats.conf',
+          '-t',
+        )
+        .then(
+          () => 'loads',
+          (error: { stderr?: string }) => error.stderr ?? 'refused',
+        );
     expect(await check('nats-2.9.conf')).toBe('loads');
     expect(await check('nats.conf')).toContain('unknown field "sync_interval"');
   });

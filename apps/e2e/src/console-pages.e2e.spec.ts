@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
 import type { Page } from 'playwright-core';
-import { listedRuns, openConsoleBrowser, optionValues, PHONE, screenshot, signIn, verticalBox, type ConsoleBrowser } from './console/console-browser';
+import {
+  listedRuns,
+  openConsoleBrowser,
+  optionValues,
+  PHONE,
+  screenshot,
+  signIn,
+  verticalBox,
+  type ConsoleBrowser,
+} from './console/console-browser';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const PROVIDERS = [
@@ -16,7 +25,7 @@ const LOG_LINES = 40;
  * the list's filters and page are in the URL (reload, back and forward keep them); on a phone the
  * run's state and log come first.
  */
-describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', () => {
+describeNeeding(chromiumMissing())("the console's pages in headless Chromium", () => {
   let f: StackFixture;
   let b: ConsoleBrowser | undefined;
   let page: Page;
@@ -82,12 +91,14 @@ describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', 
     const events = await page.locator('ol.events li').evaluateAll((items) => items.map((li) => li.getAttribute('data-event-type')));
     expect(events).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.succeeded']);
     // Together the two lists are the stream: each event once, in order.
-    const ids = await page.locator('ol.events li, ol.logs li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-event-id'))));
+    const ids = await page
+      .locator('ol.events li, ol.logs li')
+      .evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-event-id'))));
     expect(ids).toHaveLength(LOG_LINES + 4);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('keeps the list\'s filter and page in the URL: reload, back and forward show the same runs', async () => {
+  it("keeps the list's filter and page in the URL: reload, back and forward show the same runs", async () => {
     const succeeded = await Promise.all(Array.from({ length: 24 }, () => createViaApi({ SIM_DURATION_MS: '50' })));
     // The newest run, so the unfiltered first page shows it and the filtered one must not.
     const failed = await createViaApi({ SIM_DURATION_MS: '50', SIM_EXIT_CODE: '3' });
@@ -161,7 +172,7 @@ describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', 
     expect(await listedRuns(page)).toEqual(first);
   });
 
-  it('shows a run\'s labels, and filters the list by labels kept in the URL', async () => {
+  it("shows a run's labels, and filters the list by labels kept in the URL", async () => {
     const create = async (labels: Record<string, string>): Promise<string> => {
       const res = await f.client.call('POST /runs', '/runs', {
         token,
@@ -179,14 +190,18 @@ describeNeeding(chromiumMissing())('the console\'s pages in headless Chromium', 
     await page.getByLabel('Labels', { exact: true }).fill('env=prod team=ml');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/\?label=env%3Dprod&label=team%3Dml$/);
-    await eventually(async () => ((await listedRuns(page)).join() === ml ? true : undefined), 10_000, 'the list filtered to the labelled run');
+    await eventually(
+      async () => ((await listedRuns(page)).join() === ml ? true : undefined),
+      10_000,
+      'the list filtered to the labelled run',
+    );
     await page.reload();
     expect(await page.getByLabel('Labels', { exact: true }).inputValue()).toBe('env=prod team=ml');
     await page.goto(`${origin}/console/runs/${ml}`);
     await page.locator('.details code.label', { hasText: 'team=ml' }).waitFor();
   });
 
-  it('on a phone (390x844) shows the run\'s state and its log above the fold, events below', async () => {
+  it("on a phone (390x844) shows the run's state and its log above the fold, events below", async () => {
     await page.setViewportSize(PHONE);
     await page.goto(`${origin}/console/runs/${logRun}`);
     await page.locator('[data-stream-status="ended"]').waitFor({ timeout: 20_000 });

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumMissing, describeNeeding, eventually, startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from '@wrs/testing';
+import {
+  chromiumMissing,
+  describeNeeding,
+  eventually,
+  startWebhookReceiver,
+  verifyStandardWebhook,
+  type WebhookReceiver,
+} from '@wrs/testing';
 import type { Page } from 'playwright-core';
 import { openConsoleBrowser, signIn, type ConsoleBrowser } from './console/console-browser';
 import { startStack, type StackFixture } from './stack-fixture';
@@ -12,7 +19,7 @@ import { startStack, type StackFixture } from './stack-fixture';
  * shows its secret once, that secret verifies what arrives at a real HTTPS receiver on loopback, the
  * deliveries table shows it delivered, a rotation shows a new secret, and a delete empties the list.
  */
-describeNeeding(chromiumMissing())('the console\'s Webhooks page in headless Chromium', () => {
+describeNeeding(chromiumMissing())("the console's Webhooks page in headless Chromium", () => {
   let f: StackFixture;
   let b: ConsoleBrowser | undefined;
   let page: Page;
@@ -49,17 +56,29 @@ describeNeeding(chromiumMissing())('the console\'s Webhooks page in headless Chr
       body: { workload: { image: 'busybox' }, provider: 'auto', region: 'auto' },
     });
     expect(run.status).toBe(201);
-    const [arrived] = await eventually(() => Promise.resolve(receiver.received.length > 0 ? receiver.received : undefined), 30_000, 'the delivery');
+    const [arrived] = await eventually(
+      () => Promise.resolve(receiver.received.length > 0 ? receiver.received : undefined),
+      30_000,
+      'the delivery',
+    );
     expect(verifyStandardWebhook(secret, arrived!)).toBe(true);
-    await eventually(async () => {
-      await page.getByRole('button', { name: 'Deliveries' }).click();
-      return (await page.locator('tr[data-delivery-status="delivered"]').count()) === 1 ? true : undefined;
-    }, 20_000, 'the delivery shown as delivered');
+    await eventually(
+      async () => {
+        await page.getByRole('button', { name: 'Deliveries' }).click();
+        return (await page.locator('tr[data-delivery-status="delivered"]').count()) === 1 ? true : undefined;
+      },
+      20_000,
+      'the delivery shown as delivered',
+    );
     await page.getByRole('button', { name: 'Rotate secret' }).click();
-    const rotated = await eventually(async () => {
-      const shown = (await page.locator('[data-secret]').getAttribute('data-secret')) ?? secret;
-      return shown !== secret ? shown : undefined;
-    }, 10_000, 'the new secret');
+    const rotated = await eventually(
+      async () => {
+        const shown = (await page.locator('[data-secret]').getAttribute('data-secret')) ?? secret;
+        return shown !== secret ? shown : undefined;
+      },
+      10_000,
+      'the new secret',
+    );
     expect(rotated).toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No webhook endpoints yet.').waitFor();

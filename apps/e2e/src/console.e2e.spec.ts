@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { assertApiAnswer, CHROMIUM, chromiumMissing, contractValidator, describeNeeding, watchApiAnswers, type BrowserAnswers } from '@wrs/testing';
+import {
+  assertApiAnswer,
+  CHROMIUM,
+  chromiumMissing,
+  contractValidator,
+  describeNeeding,
+  watchApiAnswers,
+  type BrowserAnswers,
+} from '@wrs/testing';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const ARTIFACTS = join(__dirname, '..', '..', '..', 'test-artifacts', 'console');
@@ -34,7 +42,16 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
     token = f.token('ws-console');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
     });
     context = await browser.newContext({ viewport: DESKTOP });
     apiAnswers = watchApiAnswers(context);
@@ -133,7 +150,11 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
     expect(await page.locator('.placement').textContent()).toContain('simulator');
     // The form's Idempotency-Key finds the run.
     const key = await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
-    const byKey = await f.client.call('GET /runs', `/runs?idempotencyKey=${encodeURIComponent((key.body as { idempotencyKey: string }).idempotencyKey)}`, { token });
+    const byKey = await f.client.call(
+      'GET /runs',
+      `/runs?idempotencyKey=${encodeURIComponent((key.body as { idempotencyKey: string }).idempotencyKey)}`,
+      { token },
+    );
     expect((byKey.body as { items: { id: string }[] }).items.map((r) => r.id)).toEqual([runId]);
     await screenshot('run-page-desktop');
   });
@@ -148,7 +169,12 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
         // The server gets the request and creates the run; the browser never sees the answer.
         const answer = await route.fetch();
         const text = await answer.text();
-        assertApiAnswer('POST', answer.url(), { status: answer.status(), headers: new Headers(answer.headers()), text, body: JSON.parse(text) as unknown });
+        assertApiAnswer('POST', answer.url(), {
+          status: answer.status(),
+          headers: new Headers(answer.headers()),
+          text,
+          body: JSON.parse(text) as unknown,
+        });
         expect(answer.status()).toBe(201);
         await route.abort('connectionreset');
       } else {
@@ -237,7 +263,7 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
     await page.getByRole('alert').locator('[data-error-code="run_not_found"]').waitFor();
   });
 
-  it('lists the workspace\'s runs, live and filtered, and only its own', async () => {
+  it("lists the workspace's runs, live and filtered, and only its own", async () => {
     const foreign = await createViaApi({ SIM_DURATION_MS: '100' }, 'ws-elsewhere');
     const running = await createViaApi({ SIM_DURATION_MS: '3000' });
     await page.goto(`${origin}/console/`);
@@ -295,7 +321,12 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
       const res = await fetch(`/api/v1/runs/${id}:cancel`, { method: 'POST' });
       return { status: res.status, headers: [...res.headers.entries()], text: await res.text() };
     }, runId);
-    const observed = { status: inBrowser.status, headers: new Headers(inBrowser.headers), text: inBrowser.text, body: JSON.parse(inBrowser.text) as unknown };
+    const observed = {
+      status: inBrowser.status,
+      headers: new Headers(inBrowser.headers),
+      text: inBrowser.text,
+      body: JSON.parse(inBrowser.text) as unknown,
+    };
     contractValidator().assertResponse('POST', '/runs/{runId}:cancel', observed);
     expect(observed.status).toBe(403);
     expect(observed.body).toMatchObject({ code: 'csrf_failed' });

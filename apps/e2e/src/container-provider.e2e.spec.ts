@@ -69,7 +69,9 @@ describeNeeding(containerEngineMissing())('the container provider: real containe
     const id = await run('echo hello; echo oops >&2; echo world; exit 0');
     const events = await follow(id);
     expect(events.at(-1)?.event).toBe('run.succeeded');
-    const logs = events.filter((e) => e.event === 'run.log').map((e) => (JSON.parse(e.data) as { data: { line: string; stream: string } }).data);
+    const logs = events
+      .filter((e) => e.event === 'run.log')
+      .map((e) => (JSON.parse(e.data) as { data: { line: string; stream: string } }).data);
     expect(logs.filter((l) => l.stream === 'stdout').map((l) => l.line)).toEqual(['hello', 'world']);
     expect(logs.filter((l) => l.stream === 'stderr').map((l) => l.line)).toEqual(['oops']);
     await eventually(async () => ((await containersOf(id)).length === 0 ? true : undefined), 10_000, 'the container to be removed');
@@ -78,16 +80,23 @@ describeNeeding(containerEngineMissing())('the container provider: real containe
   containerTest('a non-zero exit fails the run with that exit code', async () => {
     const id = await run('exit 3');
     const events = await follow(id);
-    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { exitCode: 3, failure: { code: 'workload_exit_nonzero' } } });
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({
+      type: 'run.failed',
+      data: { exitCode: 3, failure: { code: 'workload_exit_nonzero' } },
+    });
   });
 
   containerTest('a sleeping run canceled mid-way ends canceled and its container is gone', async () => {
     const id = await run('sleep 300');
     await eventually(async () => ((await containersOf(id)).length === 1 ? true : undefined), 20_000, 'the container');
-    await eventually(async () => {
-      const r = await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token });
-      return (r.body as { state: string }).state === 'running' ? true : undefined;
-    }, 20_000, 'running');
+    await eventually(
+      async () => {
+        const r = await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token });
+        return (r.body as { state: string }).state === 'running' ? true : undefined;
+      },
+      20_000,
+      'running',
+    );
     expect((await f.client.call('POST /runs/{runId}:cancel', `/runs/${id}:cancel`, { token })).status).toBe(202);
     const events = await follow(id);
     expect(events.map((e) => e.event).slice(-2)).toEqual(['run.cancel_requested', 'run.canceled']);
@@ -101,37 +110,45 @@ describeNeeding(containerEngineMissing())('the container provider: real containe
     await eventually(async () => ((await containersOf(id)).length === 0 ? true : undefined), 10_000, 'the container to be removed');
   });
 
-  itNeeding(loopbackRegistryMissing())('runs an image the engine does not have by its registry name: pulled, run, the pull in its log', async () => {
-    const registry = await startLoopbackRegistry();
-    const suffix = randomUUID().slice(0, 8);
-    const local = `localhost/wrs-test/e2e-pull-${suffix}:1`;
-    const image = `${registry.host}/wrs/e2e-pull-${suffix}:1`;
-    try {
-      buildBusyboxImage(local);
-      pushToRegistry(local, registry.host, `wrs/e2e-pull-${suffix}:1`);
-      removeLocalImage(local);
-      const id = await run('echo pulled', {}, image);
-      const events = await follow(id);
-      expect(events.at(-1)?.event).toBe('run.succeeded');
-      const lines = events.filter((e) => e.event === 'run.log').map((e) => (JSON.parse(e.data) as { data: { line: string } }).data.line);
-      expect(lines).toEqual([expect.stringMatching(/^\[wrs\] pulled 127\.0\.0\.1:\d+\/wrs\/e2e-pull-\w+:1 in \d+\.\d s$/), 'pulled']);
-    } finally {
-      removeLocalImage(image);
-      await registry.stop();
-    }
-  }, 90_000);
+  itNeeding(loopbackRegistryMissing())(
+    'runs an image the engine does not have by its registry name: pulled, run, the pull in its log',
+    async () => {
+      const registry = await startLoopbackRegistry();
+      const suffix = randomUUID().slice(0, 8);
+      const local = `localhost/wrs-test/e2e-pull-${suffix}:1`;
+      const image = `${registry.host}/wrs/e2e-pull-${suffix}:1`;
+      try {
+        buildBusyboxImage(local);
+        pushToRegistry(local, registry.host, `wrs/e2e-pull-${suffix}:1`);
+        removeLocalImage(local);
+        const id = await run('echo pulled', {}, image);
+        const events = await follow(id);
+        expect(events.at(-1)?.event).toBe('run.succeeded');
+        const lines = events.filter((e) => e.event === 'run.log').map((e) => (JSON.parse(e.data) as { data: { line: string } }).data.line);
+        expect(lines).toEqual([expect.stringMatching(/^\[wrs\] pulled 127\.0\.0\.1:\d+\/wrs\/e2e-pull-\w+:1 in \d+\.\d s$/), 'pulled']);
+      } finally {
+        removeLocalImage(image);
+        await registry.stop();
+      }
+    },
+    90_000,
+  );
 
   // The engine pulls a missing image, so "not found" has to come from a registry: a real one on loopback.
-  itNeeding(loopbackRegistryMissing())('an image its registry does not have fails the run as image_not_found', async () => {
-    const registry = await startLoopbackRegistry();
-    try {
-      const id = await run('true', {}, `${registry.host}/wrs/nope-${randomUUID().slice(0, 8)}:1`);
-      const events = await follow(id);
-      expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { failure: { code: 'image_not_found' } } });
-    } finally {
-      await registry.stop();
-    }
-  }, 90_000);
+  itNeeding(loopbackRegistryMissing())(
+    'an image its registry does not have fails the run as image_not_found',
+    async () => {
+      const registry = await startLoopbackRegistry();
+      try {
+        const id = await run('true', {}, `${registry.host}/wrs/nope-${randomUUID().slice(0, 8)}:1`);
+        const events = await follow(id);
+        expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: 'run.failed', data: { failure: { code: 'image_not_found' } } });
+      } finally {
+        await registry.stop();
+      }
+    },
+    90_000,
+  );
 
   it('a provider that stops answering fails its runs with a typed reason instead of leaving them running', async () => {
     // An engine socket that does not exist: every call fails, as if the engine had died.
@@ -154,17 +171,27 @@ describeNeeding(containerEngineMissing())('the container provider: real containe
   }, 60_000);
 
   containerTest('a worker killed (SIGKILL) right after submitting, then restarted, leaves one container and a finished run', async () => {
-    const crashing = await startStack(['ws-crash'], { CONTAINER_ENGINE_SOCKET: SOCKET, PROVIDERS_JSON: PROVIDERS, FAILPOINT: 'worker.after-submit' });
+    const crashing = await startStack(['ws-crash'], {
+      CONTAINER_ENGINE_SOCKET: SOCKET,
+      PROVIDERS_JSON: PROVIDERS,
+      FAILPOINT: 'worker.after-submit',
+    });
     try {
       const t = crashing.token('ws-crash');
       const id = await run('sleep 3; echo done', {}, IMAGE, crashing, t);
-      await eventually(() => Promise.resolve(crashing.stack.processes.get('run-worker')?.signalCode === 'SIGKILL' ? true : undefined), 20_000, 'the worker to die');
+      await eventually(
+        () => Promise.resolve(crashing.stack.processes.get('run-worker')?.signalCode === 'SIGKILL' ? true : undefined),
+        20_000,
+        'the worker to die',
+      );
       expect(await containersOf(id)).toHaveLength(1);
       await crashing.stack.restart('run-worker', { FAILPOINT: '' });
       const events = await follow(id, crashing, t);
       expect(events.filter((e) => e.event === 'run.dispatched')).toHaveLength(1);
       expect(events.at(-1)?.event).toBe('run.succeeded');
-      expect(events.filter((e) => e.event === 'run.log').map((e) => (JSON.parse(e.data) as { data: { line: string } }).data.line)).toEqual(['done']);
+      expect(events.filter((e) => e.event === 'run.log').map((e) => (JSON.parse(e.data) as { data: { line: string } }).data.line)).toEqual([
+        'done',
+      ]);
     } finally {
       await crashing.stop();
     }

@@ -61,12 +61,16 @@ describe('the contract, checked by Prism (an independent validator) in front of 
 
   /** Polls through Prism, so every intermediate state it answers is validated too. */
   function terminal(id: string): Promise<Run> {
-    return eventually(async () => {
-      const res = await through(strict, 'GET', `/runs/${id}`, { token });
-      expect(res.status).toBe(200);
-      const run = res.body as Run;
-      return run.terminal ? run : undefined;
-    }, 20_000, `run ${id} to end`);
+    return eventually(
+      async () => {
+        const res = await through(strict, 'GET', `/runs/${id}`, { token });
+        expect(res.status).toBe(200);
+        const run = res.body as Run;
+        return run.terminal ? run : undefined;
+      },
+      20_000,
+      `run ${id} to end`,
+    );
   }
 
   it('GET /version and GET /workspaces/current', async () => {
@@ -77,7 +81,11 @@ describe('the contract, checked by Prism (an independent validator) in front of 
   it('creates a run, replays the create, reads it, lists it and reads the events of the finished run', async () => {
     const key = randomUUID();
     const run = await create({ SIM_DURATION_MS: '50', SIM_LOG_LINES: '2' }, key);
-    const replay = await through(strict, 'POST', '/runs', { token, headers: { 'idempotency-key': key }, body: createBody({ SIM_DURATION_MS: '50', SIM_LOG_LINES: '2' }) });
+    const replay = await through(strict, 'POST', '/runs', {
+      token,
+      headers: { 'idempotency-key': key },
+      body: createBody({ SIM_DURATION_MS: '50', SIM_LOG_LINES: '2' }),
+    });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect((replay.body as Run).id).toBe(run.id);
@@ -155,11 +163,24 @@ describe('the contract, checked by Prism (an independent validator) in front of 
 describe('the Prism check itself', () => {
   // A Run the contract allows (its nullable members given as objects, valid under any reading of null).
   const run = {
-    id: randomUUID(), workspaceId: 'ws-prism', state: 'failed', terminal: true, workload: { image: 'busybox:1.36' },
-    provider: 'auto', region: 'auto', placement: { provider: 'simulator', region: 'local', reason: 'auto', candidates: [] },
-    idempotencyKey: 'k', createdAt: '2026-01-01T00:00:00Z', dispatchedAt: null, startedAt: null, finishedAt: null,
-    exitCode: 3, failure: { code: 'workload_exit_nonzero', message: 'exit 3' },
-    cancellation: { requestedBy: 'someone', requestedAt: '2026-01-01T00:00:01Z' }, logLines: 0, version: 4,
+    id: randomUUID(),
+    workspaceId: 'ws-prism',
+    state: 'failed',
+    terminal: true,
+    workload: { image: 'busybox:1.36' },
+    provider: 'auto',
+    region: 'auto',
+    placement: { provider: 'simulator', region: 'local', reason: 'auto', candidates: [] },
+    idempotencyKey: 'k',
+    createdAt: '2026-01-01T00:00:00Z',
+    dispatchedAt: null,
+    startedAt: null,
+    finishedAt: null,
+    exitCode: 3,
+    failure: { code: 'workload_exit_nonzero', message: 'exit 3' },
+    cancellation: { requestedBy: 'someone', requestedAt: '2026-01-01T00:00:01Z' },
+    logLines: 0,
+    version: 4,
   };
   const VERSION = { api: 'v1', contractVersion: '0.3.0', build: { version: 'test', commit: null } };
   let upstream: Server;

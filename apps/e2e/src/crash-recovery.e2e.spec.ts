@@ -50,12 +50,16 @@ describe('nothing acknowledged is lost when a component is killed (kill -9)', ()
 
   it('runs in flight when the worker is killed mid-run reach a terminal state after restart', async () => {
     const ids = await Promise.all(Array.from({ length: 5 }, () => create(1500)));
-    await eventually(async () => {
-      const states = await Promise.all(
-        ids.map(async (id) => ((await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token })).body as { state: string }).state),
-      );
-      return states.every((s) => s === 'running') ? true : undefined;
-    }, 15_000, 'all running');
+    await eventually(
+      async () => {
+        const states = await Promise.all(
+          ids.map(async (id) => ((await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token })).body as { state: string }).state),
+        );
+        return states.every((s) => s === 'running') ? true : undefined;
+      },
+      15_000,
+      'all running',
+    );
     await f.stack.kill('run-worker');
     f.stack.startService('run-worker');
     for (const id of ids) {
@@ -65,16 +69,24 @@ describe('nothing acknowledged is lost when a component is killed (kill -9)', ()
 
   it('a follower of a run keeps every event across a relay kill, resuming with Last-Event-ID', async () => {
     const id = await create(1500);
-    const first = await readSse(`${f.stack.baseUrl}/runs/${id}/events`, { authorization: `Bearer ${token}` }, {
-      until: (events) => events.some((e) => e.event === 'run.started'),
-      timeoutMs: 10_000,
-    });
+    const first = await readSse(
+      `${f.stack.baseUrl}/runs/${id}/events`,
+      { authorization: `Bearer ${token}` },
+      {
+        until: (events) => events.some((e) => e.event === 'run.started'),
+        timeoutMs: 10_000,
+      },
+    );
     await f.stack.restart('stream-relay');
     const lastId = first.events.at(-1)?.id ?? '0';
-    const rest = await readSse(`${f.stack.baseUrl}/runs/${id}/events`, {
-      authorization: `Bearer ${token}`,
-      'last-event-id': lastId,
-    }, { timeoutMs: 15_000 });
+    const rest = await readSse(
+      `${f.stack.baseUrl}/runs/${id}/events`,
+      {
+        authorization: `Bearer ${token}`,
+        'last-event-id': lastId,
+      },
+      { timeoutMs: 15_000 },
+    );
     const all = [...first.events, ...rest.events].map((e) => e.event);
     expect(all).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.succeeded']);
   });

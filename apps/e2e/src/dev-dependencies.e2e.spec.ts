@@ -28,7 +28,11 @@ describeNeeding(missing)('npm start on a fresh machine: NATS, Postgres and Redis
     expect(minted).toMatchObject({ code: 0 });
     const token = minted.stdout.trim().split('\n').at(-1) ?? '';
     const api = new ContractClient(running.baseUrl);
-    const body = { workload: { image: 'busybox:1.36', args: ['true'], env: { SIM_DURATION_MS: '200' } }, provider: 'simulator', region: 'local-1' };
+    const body = {
+      workload: { image: 'busybox:1.36', args: ['true'], env: { SIM_DURATION_MS: '200' } },
+      provider: 'simulator',
+      region: 'local-1',
+    };
     const created = await api.call('POST /runs', '/runs', { token, headers: { 'idempotency-key': randomUUID() }, body });
     expect(created.status).toBe(201);
     const id = (created.body as { id: string }).id;
@@ -62,9 +66,15 @@ describeNeeding(missing)('npm start on a fresh machine: NATS, Postgres and Redis
 
   it('says it started each as a container, with its name and image', () => {
     const output = stack?.output() ?? '';
-    expect(output).toContain(`NATS (with JetStream) was not reachable at 127.0.0.1:${ports.nats}: started as a container wrs-dev-nats-${ports.nats}, image ${images.nats}`);
-    expect(output).toContain(`PostgreSQL was not reachable at 127.0.0.1:${ports.postgres}: started as a container wrs-dev-postgres-${ports.postgres}, image ${images.postgres}`);
-    expect(output).toContain(`Redis was not reachable at 127.0.0.1:${ports.redis}: started as a container wrs-dev-redis-${ports.redis}, image ${images.redis}`);
+    expect(output).toContain(
+      `NATS (with JetStream) was not reachable at 127.0.0.1:${ports.nats}: started as a container wrs-dev-nats-${ports.nats}, image ${images.nats}`,
+    );
+    expect(output).toContain(
+      `PostgreSQL was not reachable at 127.0.0.1:${ports.postgres}: started as a container wrs-dev-postgres-${ports.postgres}, image ${images.postgres}`,
+    );
+    expect(output).toContain(
+      `Redis was not reachable at 127.0.0.1:${ports.redis}: started as a container wrs-dev-redis-${ports.redis}, image ${images.redis}`,
+    );
     expect(output).toContain(`These containers stay running when the stack stops (they hold the development data): ${names().join(', ')}`);
   });
 
@@ -74,12 +84,16 @@ describeNeeding(missing)('npm start on a fresh machine: NATS, Postgres and Redis
 
   it('a stop leaves them running; the next npm start starts a stopped one again and keeps its data', async () => {
     await stack!.stop();
-    expect(stack!.output()).toContain(`stack: stopped; left running (they hold the development data): ${names().join(', ')}; \`docker rm -fv`);
+    expect(stack!.output()).toContain(
+      `stack: stopped; left running (they hold the development data): ${names().join(', ')}; \`docker rm -fv`,
+    );
     expect((await ours()).map((c) => c.State).sort()).toEqual(['running', 'running', 'running']);
 
     await engine.getContainer(`wrs-dev-postgres-${ports.postgres}`).stop();
     stack = await npmStart(vars);
-    expect(stack.output()).toContain(`PostgreSQL was not reachable at 127.0.0.1:${ports.postgres}: reused the container (started again) wrs-dev-postgres-${ports.postgres}, image ${images.postgres}`);
+    expect(stack.output()).toContain(
+      `PostgreSQL was not reachable at 127.0.0.1:${ports.postgres}: reused the container (started again) wrs-dev-postgres-${ports.postgres}, image ${images.postgres}`,
+    );
     expect(stack.output()).not.toContain('NATS (with JetStream) was not reachable');
     // The workspace and the run made before are still there.
     const token = await createRunAndSeeItEnd(stack);

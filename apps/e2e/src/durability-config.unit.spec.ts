@@ -38,7 +38,13 @@ describe('durability is a stated decision (docs/operations.md, Durability)', () 
   it('the operations docs say what a power failure can lose under each setting, citing the analysis', () => {
     const docs = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
     const section = docs.slice(docs.indexOf('## Durability'));
-    for (const term of ['sync_interval: always', 'synchronous_commit', 'https://jepsen.io/analyses/nats-2.12.1', 'num_replicas', 'max_age']) {
+    for (const term of [
+      'sync_interval: always',
+      'synchronous_commit',
+      'https://jepsen.io/analyses/nats-2.12.1',
+      'num_replicas',
+      'max_age',
+    ]) {
       expect(section).toContain(term);
     }
   });

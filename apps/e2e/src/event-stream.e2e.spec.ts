@@ -61,7 +61,8 @@ describe('the event stream with a real EventSource client, across relay kills an
     // Every connection and reconnection the client makes is held to the contract (status, headers, type).
     const checked = contractCheckedFetch(f.stack.baseUrl);
     const source = new EventSource(`${f.stack.baseUrl}/runs/${runId}/events`, {
-      fetch: (input, init) => checked.fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${token}` } }),
+      fetch: (input, init) =>
+        checked.fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${token}` } }),
     });
     for (const type of RUN_EVENT_TYPES) {
       source.addEventListener(type, (event) => {

@@ -29,11 +29,18 @@ describe('hostile clients at the edge', () => {
   });
 
   const port = (target: string): number => f.stack.portOf(target) as number;
-  const problemOf = (a: RawAnswer | undefined): { status?: number; code?: string } => ({ status: a?.status, code: (a?.body as { code?: string } | undefined)?.code });
+  const problemOf = (a: RawAnswer | undefined): { status?: number; code?: string } => ({
+    status: a?.status,
+    code: (a?.body as { code?: string } | undefined)?.code,
+  });
   const version = 'GET /api/v1/version HTTP/1.1\r\nHost: x\r\n\r\n';
 
   async function nextClientServed(target: string): Promise<void> {
-    const { answer, connection } = await rawExchange(port(target), target === 'stream-relay' ? 'GET /api/v1/runs/r/events HTTP/1.1\r\nHost: x\r\n\r\n' : version, WAIT_MS);
+    const { answer, connection } = await rawExchange(
+      port(target),
+      target === 'stream-relay' ? 'GET /api/v1/runs/r/events HTTP/1.1\r\nHost: x\r\n\r\n' : version,
+      WAIT_MS,
+    );
     connection.destroy();
     expect(answer?.status).toBe(target === 'stream-relay' ? 401 : 200);
   }
@@ -42,7 +49,11 @@ describe('hostile clients at the edge', () => {
     // The relay reads no bodies (it answers a POST 405 at once): only slow headers apply to it.
     const slow: [string, string, number][] = [['slow headers', 'GET /api/v1/version HTTP/1.1\r\nHost: x\r\n', HEADERS_TIMEOUT_MS]];
     if (target !== 'stream-relay') {
-      slow.push(['a half-sent body', 'POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 100\r\n\r\n{"work', REQUEST_TIMEOUT_MS]);
+      slow.push([
+        'a half-sent body',
+        'POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 100\r\n\r\n{"work',
+        REQUEST_TIMEOUT_MS,
+      ]);
     }
     it.each(slow)('%s: 408 request_timeout, the connection closed, the next client served', async (_name, request, bound) => {
       const started = Date.now();
@@ -56,9 +67,24 @@ describe('hostile clients at the edge', () => {
 
     it.each([
       ['no Host', 'GET /api/v1/version HTTP/1.1\r\n\r\n', 400, 'bad_request'],
-      ['Expect: 999', 'POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nExpect: 999\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', 417, 'expectation_failed'],
-      ['Content-Length with Transfer-Encoding (smuggling)', `POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${version}`, 400, 'bad_request'],
-      ['two Content-Lengths (smuggling)', `POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\n{}${version}`, 400, 'bad_request'],
+      [
+        'Expect: 999',
+        'POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nExpect: 999\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+        417,
+        'expectation_failed',
+      ],
+      [
+        'Content-Length with Transfer-Encoding (smuggling)',
+        `POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${version}`,
+        400,
+        'bad_request',
+      ],
+      [
+        'two Content-Lengths (smuggling)',
+        `POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\n{}${version}`,
+        400,
+        'bad_request',
+      ],
     ])('%s: one problem, then the connection is closed (nothing smuggled is answered)', async (_name, request, status, code) => {
       const { answer, connection } = await rawExchange(port(target), request, WAIT_MS);
       expect(problemOf(answer)).toEqual({ status, code });
@@ -69,7 +95,11 @@ describe('hostile clients at the edge', () => {
     });
 
     it('CONNECT: 405 method_not_allowed, then closed', async () => {
-      const { answer, connection } = await rawExchange(port(target), 'CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n', WAIT_MS);
+      const { answer, connection } = await rawExchange(
+        port(target),
+        'CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n',
+        WAIT_MS,
+      );
       expect(problemOf(answer)).toEqual({ status: 405, code: 'method_not_allowed' });
       contractValidator().assertOutsideContract('CONNECT', '/', answer as RawAnswer);
       expect(await connection.waitClosed(WAIT_MS)).toBe(true);
@@ -79,7 +109,9 @@ describe('hostile clients at the edge', () => {
     it('a client that aborts half way does not disturb the next one', async () => {
       for (let i = 0; i < 5; i++) {
         const connection = await RawConnection.open(port(target));
-        connection.write(`POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"wor`);
+        connection.write(
+          `POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"wor`,
+        );
         connection.destroy();
         await nextClientServed(target);
       }
@@ -88,32 +120,49 @@ describe('hostile clients at the edge', () => {
 
   describe.each(['gateway', 'api'])('%s: early answers, then the connection', (target) => {
     it.each([
-      ['415 unsupported_media_type', `POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nIdempotency-Key: k1\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello`, 415, 'POST', '/runs'],
+      [
+        '415 unsupported_media_type',
+        `POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nIdempotency-Key: k1\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello`,
+        415,
+        'POST',
+        '/runs',
+      ],
       ['405 method_not_allowed', 'DELETE /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n', 405, undefined, undefined],
-      ['400 credential_in_url', 'GET /api/v1/workspaces/current?access_token=abc HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'GET', '/workspaces/current'],
-    ])('%s on a complete request: the same connection serves the next request (20 rounds)', async (_name, request, status, method, template) => {
-      const connection = await RawConnection.open(port(target));
-      try {
-        for (let round = 0; round < 20; round++) {
-          connection.write(request.replace('TOKEN', token));
-          const early = await connection.nextAnswer(WAIT_MS);
-          expect(early?.status).toBe(status);
-          if (method && template) {
-            assertRawAnswerInContract(method, template, early as RawAnswer);
-          } else {
-            contractValidator().assertOutsideContract('DELETE', '/version', early as RawAnswer);
+      [
+        '400 credential_in_url',
+        'GET /api/v1/workspaces/current?access_token=abc HTTP/1.1\r\nHost: x\r\n\r\n',
+        400,
+        'GET',
+        '/workspaces/current',
+      ],
+    ])(
+      '%s on a complete request: the same connection serves the next request (20 rounds)',
+      async (_name, request, status, method, template) => {
+        const connection = await RawConnection.open(port(target));
+        try {
+          for (let round = 0; round < 20; round++) {
+            connection.write(request.replace('TOKEN', token));
+            const early = await connection.nextAnswer(WAIT_MS);
+            expect(early?.status).toBe(status);
+            if (method && template) {
+              assertRawAnswerInContract(method, template, early as RawAnswer);
+            } else {
+              contractValidator().assertOutsideContract('DELETE', '/version', early as RawAnswer);
+            }
+            connection.write(version);
+            expect((await connection.nextAnswer(WAIT_MS))?.status).toBe(200);
           }
-          connection.write(version);
-          expect((await connection.nextAnswer(WAIT_MS))?.status).toBe(200);
+        } finally {
+          connection.destroy();
         }
-      } finally {
-        connection.destroy();
-      }
-    });
+      },
+    );
 
     it('413 while the body is still arriving: a problem, then the connection is closed, and the next client served', async () => {
       const connection = await RawConnection.open(port(target));
-      connection.write(`POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: ${randomUUID()}\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{"a":"`);
+      connection.write(
+        `POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: ${randomUUID()}\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{"a":"`,
+      );
       connection.write('x'.repeat(128 * 1024));
       const answer = await connection.nextAnswer(WAIT_MS);
       expect(problemOf(answer)).toEqual({ status: 413, code: 'payload_too_large' });
@@ -126,7 +175,11 @@ describe('hostile clients at the edge', () => {
   it("one client's Connection: close on its stream never breaks another workspace's streams (20 rounds, 0 failures)", async () => {
     const other = f.token('ws-y');
     const runOf = async (t: string): Promise<string> => {
-      const res = await f.client.call('POST /runs', '/runs', { token: t, headers: { 'idempotency-key': randomUUID() }, body: { workload: { image: 'busybox', env: { SIM_DURATION_MS: '10' } }, provider: 'auto', region: 'auto' } });
+      const res = await f.client.call('POST /runs', '/runs', {
+        token: t,
+        headers: { 'idempotency-key': randomUUID() },
+        body: { workload: { image: 'busybox', env: { SIM_DURATION_MS: '10' } }, provider: 'auto', region: 'auto' },
+      });
       expect(res.status).toBe(201);
       return (res.body as { id: string }).id;
     };
@@ -136,7 +189,10 @@ describe('hostile clients at the edge', () => {
       `GET /api/v1/runs/${run}/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
     const failures: string[] = [];
     for (let round = 0; round < 20; round++) {
-      for (const [run, t, close] of [[a, token, true], [b, other, false]] as const) {
+      for (const [run, t, close] of [
+        [a, token, true],
+        [b, other, false],
+      ] as const) {
         const { answer, connection } = await rawExchange(port('gateway'), stream(run, t, close), WAIT_MS);
         connection.destroy();
         if (answer?.status !== 200 || !answer.text.includes('event: run.succeeded')) {

@@ -42,7 +42,9 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
   async function countCreatedRuns(workspaceId = '*'): Promise<number> {
     const nc = await connectNats(f.env.natsUrl, 'count');
     try {
-      const info = await (await jetstreamManager(nc)).streams.info(new StreamNames(f.env.namespace).eventsStream, {
+      const info = await (
+        await jetstreamManager(nc)
+      ).streams.info(new StreamNames(f.env.namespace).eventsStream, {
         subjects_filter: `${f.env.namespace}.evt.${workspaceId}.*`,
       });
       return Object.keys(info.state.subjects ?? {}).length;
@@ -59,10 +61,9 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
   }
 
   async function createdEventsFor(runId: string): Promise<number> {
-    const rows: { n: string }[] = await db.query(
-      `SELECT count(*) AS n FROM run_events WHERE run_id = $1 AND type = 'run.created'`,
-      [runId],
-    );
+    const rows: { n: string }[] = await db.query(`SELECT count(*) AS n FROM run_events WHERE run_id = $1 AND type = 'run.created'`, [
+      runId,
+    ]);
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -155,7 +156,10 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
     const later = await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token: tokens.a });
     expect((later.body as { logLines: number }).logLines).toBeGreaterThan((read.body as { logLines: number }).logLines);
     expect(later.headers.get('etag')).toBe(read.headers.get('etag'));
-    const res = await f.client.call('POST /runs/{runId}:cancel', `/runs/${id}:cancel`, { token: tokens.a, headers: { 'if-match': read.headers.get('etag')! } });
+    const res = await f.client.call('POST /runs/{runId}:cancel', `/runs/${id}:cancel`, {
+      token: tokens.a,
+      headers: { 'if-match': read.headers.get('etag')! },
+    });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ id, state: 'canceling' });
   });
@@ -185,10 +189,14 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
         shortMemory.client.call('POST /runs', '/runs', { token, headers: { 'idempotency-key': k }, body: payload });
       const first = await call(body());
       expect((await call(body('alpine'))).status).toBe(409);
-      const later = await eventually(async () => {
-        const r = await call(body('alpine'));
-        return r.status === 201 ? r : undefined;
-      }, 10_000, 'the key to be forgotten');
+      const later = await eventually(
+        async () => {
+          const r = await call(body('alpine'));
+          return r.status === 201 ? r : undefined;
+        },
+        10_000,
+        'the key to be forgotten',
+      );
       expect(later.headers.get('idempotent-replayed')).toBeNull();
       expect((later.body as RunBody).id).not.toBe((first.body as RunBody).id);
     } finally {
@@ -208,10 +216,14 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
       await crashing.stack.restart('api', { FAILPOINT: '' });
       // The client rule: retry with the same key while the answer is retryable (the dead request's
       // in-flight lock lives at most 5 s).
-      const retry = await eventually(async () => {
-        const r = await crashing.client.call('POST /runs', '/runs', { token, headers: { 'idempotency-key': k }, body: body() });
-        return r.status === 409 && (r.body as { code: string }).code === 'idempotency_in_flight' ? undefined : r;
-      }, 15_000, 'the in-flight lock of the crashed request to expire');
+      const retry = await eventually(
+        async () => {
+          const r = await crashing.client.call('POST /runs', '/runs', { token, headers: { 'idempotency-key': k }, body: body() });
+          return r.status === 409 && (r.body as { code: string }).code === 'idempotency_in_flight' ? undefined : r;
+        },
+        15_000,
+        'the in-flight lock of the crashed request to expire',
+      );
       expect(retry.status).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       const runId = (retry.body as RunBody).id;
@@ -222,7 +234,9 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
       expect((final.body as RunBody).id).toBe(runId);
       const count = await (async () => {
         const nc = await connectNats(crashing.env.natsUrl, 'count');
-        const info = await (await jetstreamManager(nc)).streams.info(new StreamNames(crashing.env.namespace).eventsStream, {
+        const info = await (
+          await jetstreamManager(nc)
+        ).streams.info(new StreamNames(crashing.env.namespace).eventsStream, {
           subjects_filter: `${crashing.env.namespace}.evt.>`,
         });
         await nc.close();
@@ -273,14 +287,18 @@ describe('idempotency and concurrency, against real NATS, Postgres and Redis', (
         for (const set of ids.values()) {
           expect(set.size).toBe(1);
         }
-        const counts = await eventually(async () => {
-          const rows: { distinct: string; total: string }[] = await db.query(
-            `SELECT count(DISTINCT (workspace_id, body->>'idempotencyKey')) AS distinct, count(*) AS total
+        const counts = await eventually(
+          async () => {
+            const rows: { distinct: string; total: string }[] = await db.query(
+              `SELECT count(DISTINCT (workspace_id, body->>'idempotencyKey')) AS distinct, count(*) AS total
                FROM runs WHERE body->>'idempotencyKey' LIKE $1`,
-            [`${prefix}-%`],
-          );
-          return Number(rows[0]?.total) >= attempted.size ? rows[0] : undefined;
-        }, 10_000, 'projection of every run');
+              [`${prefix}-%`],
+            );
+            return Number(rows[0]?.total) >= attempted.size ? rows[0] : undefined;
+          },
+          10_000,
+          'projection of every run',
+        );
         expect(Number(counts.total)).toBe(attempted.size);
         expect(Number(counts.distinct)).toBe(attempted.size);
       }),

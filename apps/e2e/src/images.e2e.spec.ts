@@ -29,11 +29,16 @@ async function podman(...args: string[]): Promise<string> {
 
 /** The image's HEALTHCHECK command (`["CMD", ...]`), or null when it has none. */
 async function healthcheckOf(image: string): Promise<string[] | null> {
-  const healthcheck = JSON.parse(await podman('image', 'inspect', '--format', '{{json .Config.Healthcheck}}', image)) as { Test?: string[] } | null;
+  const healthcheck = JSON.parse(await podman('image', 'inspect', '--format', '{{json .Config.Healthcheck}}', image)) as {
+    Test?: string[];
+  } | null;
   return healthcheck?.Test ?? null;
 }
 
-const imagesMissing = podmanImagesMissing(KINDS.map((kind) => `${REPOSITORY}/${kind}:${TAG}`), { ...process.env, ...PODMAN_ENV });
+const imagesMissing = podmanImagesMissing(
+  KINDS.map((kind) => `${REPOSITORY}/${kind}:${TAG}`),
+  { ...process.env, ...PODMAN_ENV },
+);
 
 describeNeeding(imagesMissing)('the service images, run as containers', () => {
   let f: StackFixture;
@@ -68,7 +73,11 @@ describeNeeding(imagesMissing)('the service images, run as containers', () => {
         HostConfig: { ReadonlyRootfs: boolean; CapDrop?: string[] };
         State: { Pid: number; Running: boolean };
       };
-      expect({ service, running: inspect.State.Running, readOnly: inspect.HostConfig.ReadonlyRootfs }).toEqual({ service, running: true, readOnly: true });
+      expect({ service, running: inspect.State.Running, readOnly: inspect.HostConfig.ReadonlyRootfs }).toEqual({
+        service,
+        running: true,
+        readOnly: true,
+      });
       expect(await podman('exec', f.stack.containerName(service), 'id', '-u')).toBe('1000');
       // The image's HEALTHCHECK command passes against the running service. It finds the operator port
       // in METRICS_PORT, fixed where the image is deployed (its default 9464); here every service shares

@@ -26,7 +26,9 @@ describe('a cancel deletes the Job whenever it lands (kubernetes provider, fake 
     f = await startStack(['ws-k8s-cancel'], { PROVIDERS_JSON: PROVIDERS });
     token = f.token('ws-k8s-cancel');
     const secret = JSON.stringify({ server: fake.server, token: K8S_TOKEN, caCertificate: fake.caCertificate, namespace: NAMESPACE });
-    expect((await f.client.call('POST /provider-credentials', '/provider-credentials', { token, body: { provider: 'k8s', secret } })).status).toBe(201);
+    expect(
+      (await f.client.call('POST /provider-credentials', '/provider-credentials', { token, body: { provider: 'k8s', secret } })).status,
+    ).toBe(201);
   });
 
   afterAll(async () => {
@@ -56,63 +58,71 @@ describe('a cancel deletes the Job whenever it lands (kubernetes provider, fake 
   const jobsOf = (id: string) => fake.jobs().filter((j) => j.metadata?.labels?.[RUN_LABEL] === id);
   const dispatchTimes = async (id: string): Promise<number[]> => {
     const { events } = await readSse(`${f.stack.baseUrl}/runs/${id}/events`, { authorization: `Bearer ${token}` }, { timeoutMs: 20_000 });
-    return events.filter((e) => e.event === 'run.dispatched').map((e) => Date.parse((JSON.parse(e.data) as { data: { at: string } }).data.at));
+    return events
+      .filter((e) => e.event === 'run.dispatched')
+      .map((e) => Date.parse((JSON.parse(e.data) as { data: { at: string } }).data.at));
   };
 
-  it(`${RACED} runs cancelled 0-500 ms after their create and ${JUST_DISPATCHED} cancelled right after their dispatch all end canceled with no Job left at that moment, each Job created once and only after its dispatch was recorded`, async () => {
-    const raced = Array.from({ length: RACED }, async () => {
-      const id = await create();
-      await new Promise((r) => setTimeout(r, Math.random() * 500)); // the race itself, not a wait for the system
-      await cancel(id);
-      return id;
-    });
-    const justDispatched = Array.from({ length: JUST_DISPATCHED }, async () => {
-      const id = await create();
-      await eventually(async () => ((await stateOf(id)) === 'queued' ? undefined : true), 30_000, `run ${id} to be dispatched`);
-      await cancel(id);
-      return id;
-    });
-    const ids = await Promise.all([...raced, ...justDispatched]);
+  it(
+    `${RACED} runs cancelled 0-500 ms after their create and ${JUST_DISPATCHED} cancelled right after their dispatch all end canceled with no Job left at that moment, each Job created once and only after its dispatch was recorded`,
+    async () => {
+      const raced = Array.from({ length: RACED }, async () => {
+        const id = await create();
+        await new Promise((r) => setTimeout(r, Math.random() * 500)); // the race itself, not a wait for the system
+        await cancel(id);
+        return id;
+      });
+      const justDispatched = Array.from({ length: JUST_DISPATCHED }, async () => {
+        const id = await create();
+        await eventually(async () => ((await stateOf(id)) === 'queued' ? undefined : true), 30_000, `run ${id} to be dispatched`);
+        await cancel(id);
+        return id;
+      });
+      const ids = await Promise.all([...raced, ...justDispatched]);
 
-    // Each run until terminal; the moment one is seen canceled, is a Job of it still there?
-    const ends = new Map<string, string>();
-    const jobAtCancel: string[] = [];
-    const deadline = Date.now() + patience(60_000);
-    while (ends.size < ids.length && Date.now() < deadline) {
-      for (const id of ids.filter((i) => !ends.has(i))) {
-        const state = await stateOf(id);
-        if (['succeeded', 'failed', 'canceled'].includes(state)) {
-          ends.set(id, state);
-          jobAtCancel.push(...jobsOf(id).map((j) => `${id}: Job ${j.metadata?.name ?? ''} still there when the run was seen ${state}`));
+      // Each run until terminal; the moment one is seen canceled, is a Job of it still there?
+      const ends = new Map<string, string>();
+      const jobAtCancel: string[] = [];
+      const deadline = Date.now() + patience(60_000);
+      while (ends.size < ids.length && Date.now() < deadline) {
+        for (const id of ids.filter((i) => !ends.has(i))) {
+          const state = await stateOf(id);
+          if (['succeeded', 'failed', 'canceled'].includes(state)) {
+            ends.set(id, state);
+            jobAtCancel.push(...jobsOf(id).map((j) => `${id}: Job ${j.metadata?.name ?? ''} still there when the run was seen ${state}`));
+          }
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const notCanceled = ids.filter((id) => ends.get(id) !== 'canceled').map((id) => `${id}: ${ends.get(id) ?? 'not terminal'}`);
+
+      const createdTwice: string[] = [];
+      const createdBeforeDispatch: string[] = [];
+      for (const id of ids) {
+        const made = fake.creations.filter((c) => c.labels[RUN_LABEL] === id).map((c) => c.at.getTime());
+        if (made.length === 0) {
+          continue;
+        }
+        if (made.length > 1) {
+          createdTwice.push(`${id}: ${made.length} Jobs created`);
+        }
+        const dispatched = await dispatchTimes(id);
+        if (!dispatched.some((at) => at <= Math.min(...made))) {
+          createdBeforeDispatch.push(
+            `${id}: Job created at ${new Date(Math.min(...made)).toISOString()}, ${dispatched.length ? `dispatch recorded at ${dispatched.map((d) => new Date(d).toISOString()).join(', ')}` : 'no dispatch recorded'}`,
+          );
         }
       }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const notCanceled = ids.filter((id) => ends.get(id) !== 'canceled').map((id) => `${id}: ${ends.get(id) ?? 'not terminal'}`);
+      const left = ids.flatMap((id) => jobsOf(id).map(() => id));
 
-    const createdTwice: string[] = [];
-    const createdBeforeDispatch: string[] = [];
-    for (const id of ids) {
-      const made = fake.creations.filter((c) => c.labels[RUN_LABEL] === id).map((c) => c.at.getTime());
-      if (made.length === 0) {
-        continue;
-      }
-      if (made.length > 1) {
-        createdTwice.push(`${id}: ${made.length} Jobs created`);
-      }
-      const dispatched = await dispatchTimes(id);
-      if (!dispatched.some((at) => at <= Math.min(...made))) {
-        createdBeforeDispatch.push(`${id}: Job created at ${new Date(Math.min(...made)).toISOString()}, ${dispatched.length ? `dispatch recorded at ${dispatched.map((d) => new Date(d).toISOString()).join(', ')}` : 'no dispatch recorded'}`);
-      }
-    }
-    const left = ids.flatMap((id) => jobsOf(id).map(() => id));
-
-    expect({ notCanceled, jobAtCancel, createdTwice, createdBeforeDispatch, left }).toEqual({
-      notCanceled: [],
-      jobAtCancel: [],
-      createdTwice: [],
-      createdBeforeDispatch: [],
-      left: [],
-    });
-  }, patience(240_000));
+      expect({ notCanceled, jobAtCancel, createdTwice, createdBeforeDispatch, left }).toEqual({
+        notCanceled: [],
+        jobAtCancel: [],
+        createdTwice: [],
+        createdBeforeDispatch: [],
+        left: [],
+      });
+    },
+    patience(240_000),
+  );
 });

@@ -56,7 +56,7 @@ describe('the kubernetes provider through the whole stack (fake Kubernetes API s
   };
   const dataOf = (e: SseEvent | undefined) => (JSON.parse(e!.data) as { data: Record<string, unknown> }).data;
 
-  it('runs a workload as a Job on the workspace\'s cluster: succeeded, with its log lines as events, the Job removed', async () => {
+  it("runs a workload as a Job on the workspace's cluster: succeeded, with its log lines as events, the Job removed", async () => {
     const token = f.token('ws-cluster');
     const secret = JSON.stringify({ server: fake.server, token: K8S_TOKEN, caCertificate: fake.caCertificate, namespace: NAMESPACE });
     const stored = await f.client.call('POST /provider-credentials', '/provider-credentials', { token, body: { provider: 'k8s', secret } });
@@ -64,27 +64,49 @@ describe('the kubernetes provider through the whole stack (fake Kubernetes API s
     expect(stored.text).not.toContain(K8S_TOKEN);
 
     const id = await createRun(token, {
-      workload: { image: 'busybox:1.36', command: ['sh', '-c', 'echo hello; echo world'], env: { FAKE_KUBELET_LOG: 'hello\nworld', FAKE_KUBELET_RUN_MS: '300' } },
+      workload: {
+        image: 'busybox:1.36',
+        command: ['sh', '-c', 'echo hello; echo world'],
+        env: { FAKE_KUBELET_LOG: 'hello\nworld', FAKE_KUBELET_RUN_MS: '300' },
+      },
       provider: 'k8s',
       region: 'auto',
     });
     const events = await follow(id, token);
     expect(events.map((e) => e.event)).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.log', 'run.log', 'run.succeeded']);
     expect(events.filter((e) => e.event === 'run.log').map((e) => dataOf(e)['line'])).toEqual(['hello', 'world']);
-    expect(await terminalRun(f, id, token)).toMatchObject({ state: 'succeeded', exitCode: 0, placement: { provider: 'k8s', region: 'eu-1', reason: expect.stringMatching(/^auto: 1 candidate/) } });
+    expect(await terminalRun(f, id, token)).toMatchObject({
+      state: 'succeeded',
+      exitCode: 0,
+      placement: { provider: 'k8s', region: 'eu-1', reason: expect.stringMatching(/^auto: 1 candidate/) },
+    });
     // One Job for the run, created in the credential's namespace, then deleted once the run ended.
-    expect(fake.requests.filter((r) => r.method === 'POST' && r.status === 201 && r.url === `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`)).toHaveLength(1);
-    await eventually(() => Promise.resolve(fake.deletions.some((d) => d.name === `wrs-${id}`) ? true : undefined), 10_000, 'the Job to be deleted');
+    expect(
+      fake.requests.filter((r) => r.method === 'POST' && r.status === 201 && r.url === `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`),
+    ).toHaveLength(1);
+    await eventually(
+      () => Promise.resolve(fake.deletions.some((d) => d.name === `wrs-${id}`) ? true : undefined),
+      10_000,
+      'the Job to be deleted',
+    );
   }, 60_000);
 
   it('an image the cluster cannot pull fails the run image_not_found; a run past its timeout fails timed_out', async () => {
     const token = f.token('ws-cluster');
     const missing = await createRun(token, { workload: { image: 'registry.example/nothing:1' }, provider: 'k8s', region: 'eu-1' });
-    const slow = await createRun(token, { workload: { image: 'busybox:1.36', timeoutSeconds: 1, env: { FAKE_KUBELET_RUN_MS: '600000' } }, provider: 'k8s', region: 'eu-1' });
+    const slow = await createRun(token, {
+      workload: { image: 'busybox:1.36', timeoutSeconds: 1, env: { FAKE_KUBELET_RUN_MS: '600000' } },
+      provider: 'k8s',
+      region: 'eu-1',
+    });
     expect(dataOf((await follow(missing, token)).at(-1))).toMatchObject({ failure: { code: 'image_not_found' }, exitCode: null });
     expect(dataOf((await follow(slow, token)).at(-1))).toMatchObject({ failure: { code: 'timed_out' } });
     for (const id of [missing, slow]) {
-      await eventually(() => Promise.resolve(fake.deletions.some((d) => d.name === `wrs-${id}`) ? true : undefined), 10_000, 'the Job to be deleted');
+      await eventually(
+        () => Promise.resolve(fake.deletions.some((d) => d.name === `wrs-${id}`) ? true : undefined),
+        10_000,
+        'the Job to be deleted',
+      );
     }
   }, 60_000);
 
@@ -94,13 +116,26 @@ describe('the kubernetes provider through the whole stack (fake Kubernetes API s
     const events = await follow(id, token);
     expect(events.at(-1)?.event).toBe('run.succeeded');
     // Placed on k8s first (the placement is recorded before the submit), which refused: no credential.
-    expect(events.map((e) => e.event).filter((type) => type.startsWith('run.dispatch'))).toEqual(['run.dispatched', 'run.dispatch_refused', 'run.dispatched']);
-    const refusal = { provider: 'k8s', region: 'eu-1', code: 'provider_credential_missing', message: expect.stringContaining('POST /provider-credentials') };
+    expect(events.map((e) => e.event).filter((type) => type.startsWith('run.dispatch'))).toEqual([
+      'run.dispatched',
+      'run.dispatch_refused',
+      'run.dispatched',
+    ]);
+    const refusal = {
+      provider: 'k8s',
+      region: 'eu-1',
+      code: 'provider_credential_missing',
+      message: expect.stringContaining('POST /provider-credentials'),
+    };
     expect(dataOf(events.find((e) => e.event === 'run.dispatch_refused'))).toMatchObject({ refusal });
     const placement = dataOf(events.filter((e) => e.event === 'run.dispatched').at(-1))['placement'] as Placement;
     expect(placement).toMatchObject({ provider: 'simulator', region: 'local-1' });
     // The policy's order: priority, then cost (k8s 1 before simulator 2).
-    expect(placement.candidates.map((c) => [c.provider, c.cost])).toEqual([['engine-down', undefined], ['k8s', 1], ['simulator', 2]]);
+    expect(placement.candidates.map((c) => [c.provider, c.cost])).toEqual([
+      ['engine-down', undefined],
+      ['k8s', 1],
+      ['simulator', 2],
+    ]);
     // The earlier refusal first, then what this dispatch skipped.
     expect(placement.failovers).toEqual([
       refusal,
@@ -113,7 +148,10 @@ describe('the kubernetes provider through the whole stack (fake Kubernetes API s
     const secret = JSON.stringify({ server: 'http://plain-http.example', token: `leak-${randomUUID()}`, namespace: NAMESPACE });
     const res = await f.client.call('POST /provider-credentials', '/provider-credentials', { token, body: { provider: 'k8s', secret } });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'validation_failed', params: { errors: [{ field: 'secret', message: expect.stringContaining('"server"') }] } });
+    expect(res.body).toMatchObject({
+      code: 'validation_failed',
+      params: { errors: [{ field: 'secret', message: expect.stringContaining('"server"') }] },
+    });
     expect(res.text).not.toContain('leak-');
   });
 

@@ -40,7 +40,7 @@ describe('limits that protect the service and tell clients what to do', () => {
       expect(problem.headers.get('ratelimit')).toMatch(/"workspace";r=0;/);
     });
 
-    it('applies a workspace\'s own limits and publishes them', async () => {
+    it("applies a workspace's own limits and publishes them", async () => {
       const db = await openDatabase(f.env.database);
       await new Workspaces(db).ensure('ws-own', 'Own');
       await new Workspaces(db).setLimits('ws-own', { maxActiveRuns: 2, requestsPerMinute: 1000 });
@@ -48,7 +48,13 @@ describe('limits that protect the service and tell clients what to do', () => {
       const token = f.token('ws-own');
       const workspace = await f.client.call('GET /workspaces/current', '/workspaces/current', { token });
       expect(workspace.body).toMatchObject({
-        limits: { maxActiveRuns: 2, requestsPerMinute: 1000, tokenRequestsPerMinute: 1000, maxRequestBodyBytes: 65536, idempotencyKeyRetentionSeconds: 86400 },
+        limits: {
+          maxActiveRuns: 2,
+          requestsPerMinute: 1000,
+          tokenRequestsPerMinute: 1000,
+          maxRequestBodyBytes: 65536,
+          idempotencyKeyRetentionSeconds: 86400,
+        },
       });
       const create = (key = randomUUID()) =>
         f.client.call('POST /runs', '/runs', {
@@ -89,7 +95,11 @@ describe('limits that protect the service and tell clients what to do', () => {
     });
 
     const post = (workload: Record<string, unknown>) =>
-      f.client.call('POST /runs', '/runs', { token, headers: { 'idempotency-key': randomUUID() }, body: { workload, provider: 'auto', region: 'auto' } });
+      f.client.call('POST /runs', '/runs', {
+        token,
+        headers: { 'idempotency-key': randomUUID() },
+        body: { workload, provider: 'auto', region: 'auto' },
+      });
     const limitOf = (res: { body: unknown }, field: string): unknown =>
       ((res.body as Problem).params?.['errors'] as { field: string; limit?: number }[]).find((e) => e.field === field)?.limit;
 
@@ -98,7 +108,12 @@ describe('limits that protect the service and tell clients what to do', () => {
       ['args count', (n: number) => ({ image: 'x', args: Array.from({ length: n }, () => 'a') }), 256, 'workload.args'],
       ['command count', (n: number) => ({ image: 'x', command: Array.from({ length: n }, () => 'a') }), 64, 'workload.command'],
       ['arg length', (n: number) => ({ image: 'x', args: ['a'.repeat(n)] }), 4096, 'workload.args'],
-      ['env entries', (n: number) => ({ image: 'x', env: Object.fromEntries(Array.from({ length: n }, (_, i) => [`V${i}`, 'v'])) }), 64, 'workload.env'],
+      [
+        'env entries',
+        (n: number) => ({ image: 'x', env: Object.fromEntries(Array.from({ length: n }, (_, i) => [`V${i}`, 'v'])) }),
+        64,
+        'workload.env',
+      ],
       ['timeout', (n: number) => ({ image: 'x', timeoutSeconds: n }), 86400, 'workload.timeoutSeconds'],
     ])('%s', async (_name, make, bound, field) => {
       expect((await post(make(bound))).status).toBe(201);
@@ -135,7 +150,9 @@ describe('limits that protect the service and tell clients what to do', () => {
     let port: number;
 
     const startRedis = async (): Promise<void> => {
-      redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
       await eventually(async () => {
         const ok = await new Promise<boolean>((resolve) => {
           const probe = spawn('redis-cli', ['-p', String(port), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -182,10 +199,14 @@ describe('limits that protect the service and tell clients what to do', () => {
       expect(created.status).toBe(201);
 
       await startRedis();
-      await eventually(async () => {
-        const r = await f.client.call('GET /workspaces/current', '/workspaces/current', { token });
-        return r.headers.get('ratelimit') ? true : undefined;
-      }, 15_000, 'rate limiting to be back');
+      await eventually(
+        async () => {
+          const r = await f.client.call('GET /workspaces/current', '/workspaces/current', { token });
+          return r.headers.get('ratelimit') ? true : undefined;
+        },
+        15_000,
+        'rate limiting to be back',
+      );
       // The restarted Redis lost its data: the session is gone, and the answer says so (not a 503).
       const after = await f.client.call('GET /workspaces/current', '/workspaces/current', { headers: { cookie } });
       expect(after.status).toBe(401);

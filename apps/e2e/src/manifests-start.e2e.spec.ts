@@ -25,7 +25,9 @@ import { startContainer, type StartedContainer, type Substitutions } from './kub
  * NAMESPACE and DATABASE_SCHEMA give each test its own streams and schema; and an overlay asking for
  * more than one copy of each stream (prod: 3) gets a local JetStream cluster of that many servers.
  */
-const missing = executableMissing(KUBECTL, 'apt-get install kubectl, or put kubectl at /usr/bin') ?? executableMissing(NATS_SERVER, 'apt-get install nats-server');
+const missing =
+  executableMissing(KUBECTL, 'apt-get install kubectl, or put kubectl at /usr/bin') ??
+  executableMissing(NATS_SERVER, 'apt-get install nats-server');
 
 describeNeeding(missing)('the rendered manifests start', () => {
   let env: IsolatedEnvironment;
@@ -60,7 +62,11 @@ describeNeeding(missing)('the rendered manifests start', () => {
   function substitutions(objects: readonly K8sObject[], natsUrl = env.natsUrl): Substitutions {
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'workload-run-service')?.data ?? {};
     return {
-      addresses: { 'nats://nats:4222': natsUrl, 'redis://redis:6379': env.redisUrl, ...(config['auth-jwks-url'] ? { [config['auth-jwks-url']]: jwksUrl } : {}) },
+      addresses: {
+        'nats://nats:4222': natsUrl,
+        'redis://redis:6379': env.redisUrl,
+        ...(config['auth-jwks-url'] ? { [config['auth-jwks-url']]: jwksUrl } : {}),
+      },
       isolation: { NAMESPACE: env.namespace, DATABASE_SCHEMA: env.schema },
       root: mkdtempSync(join(tmpdir(), 'wrs-pod-')),
     };
@@ -83,7 +89,9 @@ describeNeeding(missing)('the rendered manifests start', () => {
     const workloads = workloadsOf(objects);
     const jobs = workloads.filter((w) => w.kind === 'Job');
     expect(jobs.map((j) => j.name)).toEqual([expect.stringMatching(/^migrate-/)]);
-    await (await start(jobs[0]!, data, subs)).exited;
+    await (
+      await start(jobs[0]!, data, subs)
+    ).exited;
     const nc = await connect({ servers: cluster?.url ?? env.natsUrl });
     const events = await (await jetstreamManager(nc)).streams.info(new StreamNames(env.namespace).eventsStream);
     await nc.close();
@@ -98,7 +106,13 @@ describeNeeding(missing)('the rendered manifests start', () => {
     const objects = await renderOverlay('dev');
     const data = objectData(objects, testOperatorSecrets(env.databaseUrl));
     // Migrated first, so that the KEK is the only thing the worker lacks.
-    await (await start(workloadsOf(objects).find((w) => w.kind === 'Job')!, data, substitutions(objects))).exited;
+    await (
+      await start(
+        workloadsOf(objects).find((w) => w.kind === 'Job')!,
+        data,
+        substitutions(objects),
+      )
+    ).exited;
     const worker = workloadsOf(objects).find((w) => w.name === 'run-worker')!;
     const container = worker.pod.containers[0]!;
     const withoutKek: Workload = {

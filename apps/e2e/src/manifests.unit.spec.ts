@@ -23,7 +23,9 @@ async function renderKustomize(dir: string): Promise<string> {
 }
 
 function documents(file: string): Record<string, unknown>[] {
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJSON() as Record<string, unknown>).filter(Boolean);
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((d) => d.toJSON() as Record<string, unknown>)
+    .filter(Boolean);
 }
 
 describe('deployment files', () => {
@@ -52,7 +54,10 @@ describe('deployment files', () => {
       expect(existsSync(join(ROOT, 'deploy/observability', file))).toBe(true);
     }
     for (const overlay of ['dev', 'prod']) {
-      const k = documents(join(ROOT, 'deploy/kubernetes/overlays', overlay, 'kustomization.yaml'))[0] as { resources: string[]; components?: string[] };
+      const k = documents(join(ROOT, 'deploy/kubernetes/overlays', overlay, 'kustomization.yaml'))[0] as {
+        resources: string[];
+        components?: string[];
+      };
       expect(k.resources).toEqual(['../../base']);
       for (const component of k.components ?? []) {
         expect(existsSync(join(ROOT, 'deploy/kubernetes/overlays', overlay, component, 'kustomization.yaml'))).toBe(true);
@@ -64,7 +69,9 @@ describe('deployment files', () => {
     const pods = manifests
       .flatMap((f) => documents(join(base, f)))
       .filter((d) => /^(api|run-worker|stream-relay|migrate-[\d.]+)$/.test((d as { metadata: { name: string } }).metadata.name))
-      .filter((d) => d['kind'] === 'Deployment' || d['kind'] === 'Job') as { spec: { template: { spec: { containers: { env: unknown[] }[] } } } }[];
+      .filter((d) => d['kind'] === 'Deployment' || d['kind'] === 'Job') as {
+      spec: { template: { spec: { containers: { env: unknown[] }[] } } };
+    }[];
     expect(pods.length).toBe(4);
     for (const pod of pods) {
       expect(pod.spec.template.spec.containers[0]!.env).toContainEqual({
@@ -74,7 +81,9 @@ describe('deployment files', () => {
     }
     const config = documents(join(base, 'config.yaml'))[0] as { data: Record<string, string> };
     expect(config.data['jetstream-replicas']).toBe('1');
-    const prod = documents(join(ROOT, 'deploy/kubernetes/overlays/prod/kustomization.yaml'))[0] as { patches: { target: { kind: string }; patch: string }[] };
+    const prod = documents(join(ROOT, 'deploy/kubernetes/overlays/prod/kustomization.yaml'))[0] as {
+      patches: { target: { kind: string }; patch: string }[];
+    };
     const patch = prod.patches.find((p) => p.target.kind === 'ConfigMap')?.patch ?? '';
     expect(patch).toContain('{ op: replace, path: /data/jetstream-replicas, value: "3" }');
   });
@@ -83,7 +92,11 @@ describe('deployment files', () => {
     const pods = manifests
       .flatMap((f) => documents(join(base, f)))
       .filter((d) => d['kind'] === 'Deployment' || d['kind'] === 'Job')
-      .map((d) => (d as { spec: { template: { spec: { securityContext: { runAsNonRoot: boolean }; containers: Record<string, unknown>[] } } } }).spec.template.spec);
+      .map(
+        (d) =>
+          (d as { spec: { template: { spec: { securityContext: { runAsNonRoot: boolean }; containers: Record<string, unknown>[] } } } })
+            .spec.template.spec,
+      );
     expect(pods.length).toBe(4);
     for (const pod of pods) {
       expect(pod.securityContext.runAsNonRoot).toBe(true);
@@ -125,7 +138,11 @@ describe('deployment files', () => {
     };
     expect(ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
     const paths = ingress.spec.rules[0]!.http.paths.map((p) => [p.path, p.backend.service.name]);
-    expect(paths).toEqual([['/api/v1/runs/[^/]+/events', 'stream-relay'], ['/api/v1', 'api'], ['/console', 'api']]);
+    expect(paths).toEqual([
+      ['/api/v1/runs/[^/]+/events', 'stream-relay'],
+      ['/api/v1', 'api'],
+      ['/console', 'api'],
+    ]);
   });
 
   it('the ingress matches the events path as a regex, limits bodies as the api does, and sends its own errors to the api for a problem', () => {
@@ -134,7 +151,9 @@ describe('deployment files', () => {
     // Without use-regex ingress-nginx takes the events path literally: every stream went to the api.
     expect(annotations['nginx.ingress.kubernetes.io/use-regex']).toBe('true');
     expect(nginxSize(annotations['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '1m')).toBe(MAX_BODY_BYTES);
-    expect(annotations['nginx.ingress.kubernetes.io/custom-http-errors']?.split(',')).toEqual(expect.arrayContaining(['413', '502', '503', '504']));
+    expect(annotations['nginx.ingress.kubernetes.io/custom-http-errors']?.split(',')).toEqual(
+      expect.arrayContaining(['413', '502', '503', '504']),
+    );
     expect(annotations['nginx.ingress.kubernetes.io/default-backend']).toBe('api');
   });
 
@@ -142,7 +161,14 @@ describe('deployment files', () => {
     const [route, ...more] = documents(join(base, 'http-route.yaml')) as {
       apiVersion: string;
       kind: string;
-      spec: { parentRefs: { name: string }[]; rules: { matches: { path: { type: string; value: string } }[]; backendRefs: { name: string; port: number }[]; timeouts?: { request?: string } }[] };
+      spec: {
+        parentRefs: { name: string }[];
+        rules: {
+          matches: { path: { type: string; value: string } }[];
+          backendRefs: { name: string; port: number }[];
+          timeouts?: { request?: string };
+        }[];
+      };
     }[];
     expect(more).toEqual([]);
     expect([route?.apiVersion, route?.kind]).toEqual(['gateway.networking.k8s.io/v1', 'HTTPRoute']);
@@ -155,21 +181,30 @@ describe('deployment files', () => {
     const pattern = new RegExp(events.matches[0]!.path.value);
     expect(['/api/v1/runs/r-1/events', '/api/v1/runs/r-1/events/'].every((p) => pattern.test(p))).toBe(true);
     expect(['/api/v1/runs/r-1', '/api/v1/runs/r/events/x', '/api/v1/runs'].some((p) => pattern.test(p))).toBe(false);
-    expect(rules[1]!.matches.map((m) => m.path)).toEqual([{ type: 'PathPrefix', value: '/api/v1' }, { type: 'PathPrefix', value: '/console' }]);
+    expect(rules[1]!.matches.map((m) => m.path)).toEqual([
+      { type: 'PathPrefix', value: '/api/v1' },
+      { type: 'PathPrefix', value: '/console' },
+    ]);
     expect(rules[1]!.backendRefs).toEqual([{ name: 'api', port: 80 }]);
     // Both Services exist with that port.
-    const services = manifests.flatMap((f) => documents(join(base, f))).filter((d) => d['kind'] === 'Service') as { metadata: { name: string }; spec: { ports: { port: number }[] } }[];
+    const services = manifests.flatMap((f) => documents(join(base, f))).filter((d) => d['kind'] === 'Service') as {
+      metadata: { name: string };
+      spec: { ports: { port: number }[] };
+    }[];
     for (const name of ['api', 'stream-relay']) {
       expect(services.find((s) => s.metadata.name === name)?.spec.ports.map((p) => p.port)).toContain(80);
     }
   });
 
   // Without kubectl: a visible skip, and a failure in CI (the files themselves are checked above).
-  itNeeding(executableMissing('/usr/bin/kubectl', 'apt-get install kubectl, or put kubectl at /usr/bin'))('kubectl kustomize renders the base with the HTTPRoute and the Ingress', async () => {
-    const rendered = await renderKustomize(base);
-    const kinds = parseAllDocuments(rendered).map((d) => (d.toJSON() as { kind: string }).kind);
-    expect(kinds).toEqual(expect.arrayContaining(['HTTPRoute', 'Ingress']));
-  });
+  itNeeding(executableMissing('/usr/bin/kubectl', 'apt-get install kubectl, or put kubectl at /usr/bin'))(
+    'kubectl kustomize renders the base with the HTTPRoute and the Ingress',
+    async () => {
+      const rendered = await renderKustomize(base);
+      const kinds = parseAllDocuments(rendered).map((d) => (d.toJSON() as { kind: string }).kind);
+      expect(kinds).toEqual(expect.arrayContaining(['HTTPRoute', 'Ingress']));
+    },
+  );
 
   it('compose builds only targets the Dockerfile has, and every service of the stack', () => {
     const dockerfile = readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8');

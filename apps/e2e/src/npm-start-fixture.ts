@@ -93,7 +93,10 @@ export async function npmStart(vars: Record<string, string> = {}): Promise<NpmSt
 /** Runs start-stack to its end (it fails before starting anything) and returns what it said. */
 export function npmStartFailing(vars: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [START], { env: { PATH: process.env['PATH'] ?? '', ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [START], {
+      env: { PATH: process.env['PATH'] ?? '', ...vars },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));

@@ -113,18 +113,24 @@ describe('observability: metrics, logs, traces and health of the running stack',
     expect((await f.client.call('GET /workspaces/current', '/workspaces/current', { token: slow })).status).toBe(429);
 
     // A request is observed when its answer is handed to the socket: a moment after the client may have it.
-    const api = await eventually(async () => {
-      const now = await scrape(metricsPort('api'));
-      const observed = delta(now, before.api, 'wrs_http_request_duration_seconds_count', { route: '/api/v1/workspaces/current' });
-      return observed >= 2 ? now : undefined;
-    }, 10_000, 'the api to observe the last requests');
+    const api = await eventually(
+      async () => {
+        const now = await scrape(metricsPort('api'));
+        const observed = delta(now, before.api, 'wrs_http_request_duration_seconds_count', { route: '/api/v1/workspaces/current' });
+        return observed >= 2 ? now : undefined;
+      },
+      10_000,
+      'the api to observe the last requests',
+    );
     expect(delta(api, before.api, 'wrs_runs_created_total')).toBe(3);
     expect(delta(api, before.api, 'wrs_idempotent_replays_total')).toBe(1);
     expect(delta(api, before.api, 'wrs_rate_limit_rejections_total', { limit: 'requests' })).toBe(1);
     expect(
       delta(api, before.api, 'wrs_http_request_duration_seconds_count', { route: '/api/v1/runs', method: 'POST', status: '201' }),
     ).toBe(4);
-    expect(delta(api, before.api, 'wrs_http_request_duration_seconds_count', { route: '/api/v1/workspaces/current', status: '429' })).toBe(1);
+    expect(delta(api, before.api, 'wrs_http_request_duration_seconds_count', { route: '/api/v1/workspaces/current', status: '429' })).toBe(
+      1,
+    );
     // Route templates only: no run id ever becomes a label value.
     expect(api.filter((s) => Object.values(s.labels).some((v) => UUID.test(v)))).toEqual([]);
     expect(sumOf(api, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
@@ -133,7 +139,9 @@ describe('observability: metrics, logs, traces and health of the running stack',
     expect(eventsReceived).toBe(12); // created, dispatched, started, succeeded for each run
     expect(delta(relay, before.relay, 'wrs_sse_events_sent_total')).toBe(eventsReceived);
     expect(delta(relay, before.relay, 'wrs_sse_events_sent_total', { type: 'run.succeeded' })).toBe(3);
-    expect(sumOf(relay, 'wrs_http_request_duration_seconds_count', { route: '/api/v1/runs/:runId/events', status: '200' })).toBeGreaterThanOrEqual(3);
+    expect(
+      sumOf(relay, 'wrs_http_request_duration_seconds_count', { route: '/api/v1/runs/:runId/events', status: '200' }),
+    ).toBeGreaterThanOrEqual(3);
     await eventually(async () => (sumOf(await scrape(metricsPort('stream-relay')), 'wrs_sse_open_streams') === 0 ? true : undefined));
 
     const worker = await eventually(async () => {
@@ -143,12 +151,16 @@ describe('observability: metrics, logs, traces and health of the running stack',
     expect(delta(worker, before.worker, 'wrs_runs_finished_total', { state: 'succeeded' })).toBe(3);
     expect(delta(worker, before.worker, 'wrs_projection_lag_seconds_count')).toBe(eventsReceived);
     // At least one submit per run: until its dispatch is projected a run may be submitted again (idempotently).
-    expect(delta(worker, before.worker, 'wrs_dispatch_duration_seconds_count', { provider: 'simulator', outcome: 'accepted' })).toBeGreaterThanOrEqual(3);
+    expect(
+      delta(worker, before.worker, 'wrs_dispatch_duration_seconds_count', { provider: 'simulator', outcome: 'accepted' }),
+    ).toBeGreaterThanOrEqual(3);
     // Polled from JetStream's consumer info at scrape time: both consumers, caught up.
-    expect(worker.filter((s) => s.name === 'wrs_jetstream_consumer_pending_messages').map((s) => s.labels['consumer']).sort()).toEqual([
-      'commands',
-      'projection',
-    ]);
+    expect(
+      worker
+        .filter((s) => s.name === 'wrs_jetstream_consumer_pending_messages')
+        .map((s) => s.labels['consumer'])
+        .sort(),
+    ).toEqual(['commands', 'projection']);
     expect(sumOf(worker, 'wrs_jetstream_consumer_pending_messages')).toBe(0);
     expect(worker.some((s) => s.name === 'wrs_jetstream_consumer_redelivered_messages')).toBe(true);
   });
@@ -183,14 +195,18 @@ describe('observability: metrics, logs, traces and health of the running stack',
       expect(line['requestId']).toEqual(expect.any(String));
     }
 
-    const spans = await eventually(() => {
-      const inTrace = receiver.spans.filter((s) => s.traceId === traceId);
-      const ids = new Set(inTrace.map((s) => s.spanId));
-      // Every span's parent is in the same trace (batches arrive at different times: wait for them all).
-      const complete = inTrace.every((s) => !s.parentSpanId || ids.has(s.parentSpanId));
-      const everywhere = ['api', 'run-worker', 'stream-relay'].every((service) => inTrace.some((s) => s.service === service));
-      return Promise.resolve(complete && everywhere ? inTrace : undefined);
-    }, 15_000, 'a complete trace with spans of all three services');
+    const spans = await eventually(
+      () => {
+        const inTrace = receiver.spans.filter((s) => s.traceId === traceId);
+        const ids = new Set(inTrace.map((s) => s.spanId));
+        // Every span's parent is in the same trace (batches arrive at different times: wait for them all).
+        const complete = inTrace.every((s) => !s.parentSpanId || ids.has(s.parentSpanId));
+        const everywhere = ['api', 'run-worker', 'stream-relay'].every((service) => inTrace.some((s) => s.service === service));
+        return Promise.resolve(complete && everywhere ? inTrace : undefined);
+      },
+      15_000,
+      'a complete trace with spans of all three services',
+    );
     const names = spans.map((s) => `${s.service}: ${s.name}`);
     expect(names).toEqual(
       expect.arrayContaining([
@@ -212,18 +228,27 @@ describe('observability: metrics, logs, traces and health of the running stack',
     });
     const longId = (long.body as { id: string }).id;
     // Canceled once running, so the api's decision is run.cancel_requested (a queued run is canceled at once).
-    await eventually(async () => {
-      const read = await f.client.call('GET /runs/{runId}', `/runs/${longId}`, { token });
-      return (read.body as { state: string }).state === 'running' ? true : undefined;
-    }, 30_000, 'the long run running');
+    await eventually(
+      async () => {
+        const read = await f.client.call('GET /runs/{runId}', `/runs/${longId}`, { token });
+        return (read.body as { state: string }).state === 'running' ? true : undefined;
+      },
+      30_000,
+      'the long run running',
+    );
     const cancelRequestId = `trail-cancel-${randomUUID()}`;
-    const canceled = await f.client.call('POST /runs/{runId}:cancel', `/runs/${longId}:cancel`, { token, headers: { 'x-request-id': cancelRequestId } });
+    const canceled = await f.client.call('POST /runs/{runId}:cancel', `/runs/${longId}:cancel`, {
+      token,
+      headers: { 'x-request-id': cancelRequestId },
+    });
     expect(canceled.status).toBe(202);
     // The event the cancel decided: the run's end if it was not dispatched yet, else the request to stop it.
     const decided = (canceled.body as { state: string }).state === 'canceled' ? 'run.canceled' : 'run.cancel_requested';
     await followToTheEnd(longId);
     const cancelLine = await eventually(() =>
-      Promise.resolve(logLines().find((l) => l.service === 'stream-relay' && l.msg === 'event sent' && l['runId'] === longId && l['type'] === decided)),
+      Promise.resolve(
+        logLines().find((l) => l.service === 'stream-relay' && l.msg === 'event sent' && l['runId'] === longId && l['type'] === decided),
+      ),
     );
     expect(cancelLine).toMatchObject({ requestId: cancelRequestId, workspaceId: 'ws-obs' });
     expect(cancelLine['traceId']).toMatch(TRACE_ID);
@@ -235,10 +260,14 @@ describe('observability: metrics, logs, traces and health of the running stack',
     }
     proxy.cut();
     for (const service of ['api', 'stream-relay', 'run-worker']) {
-      const down = await eventually(async () => {
-        const ready = await health(service, 'ready');
-        return ready.status === 503 ? ready : undefined;
-      }, 10_000, `${service} unready`);
+      const down = await eventually(
+        async () => {
+          const ready = await health(service, 'ready');
+          return ready.status === 503 ? ready : undefined;
+        },
+        10_000,
+        `${service} unready`,
+      );
       expect(down.body).toMatchObject({ status: 'error', error: { postgres: { status: 'down' } }, info: { nats: { status: 'up' } } });
       expect(await health(service, 'live')).toMatchObject({ status: 200, body: { status: 'ok' } });
     }
@@ -254,10 +283,14 @@ describe('observability: metrics, logs, traces and health of the running stack',
       const child = f.stack.processes.get(service)!;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      const draining = await eventually(async () => {
-        const ready = await health(service, 'ready');
-        return ready.status === 503 ? ready : undefined;
-      }, 1000, `${service} unready after SIGTERM`);
+      const draining = await eventually(
+        async () => {
+          const ready = await health(service, 'ready');
+          return ready.status === 503 ? ready : undefined;
+        },
+        1000,
+        `${service} unready after SIGTERM`,
+      );
       expect(draining.body).toMatchObject({ error: { lifecycle: { status: 'down', draining: true } } });
       // Still alive and still serving during the drain delay: Kubernetes takes it out of the endpoints first.
       expect((await health(service, 'live')).status).toBe(200);

@@ -14,7 +14,12 @@ function documentedJob(): { spec: { template: { spec: { containers: { image: str
     throw new Error('docs/operations.md has no Job in a YAML heredoc');
   }
   const indent = /^ */.exec(heredoc)![0].length;
-  return parse(heredoc.split('\n').map((line) => line.slice(indent)).join('\n')) as ReturnType<typeof documentedJob>;
+  return parse(
+    heredoc
+      .split('\n')
+      .map((line) => line.slice(indent))
+      .join('\n'),
+  ) as ReturnType<typeof documentedJob>;
 }
 
 describe('the commands docs/operations.md gives operators', () => {

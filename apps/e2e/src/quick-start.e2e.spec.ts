@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { freePort } from '@wrs/devstack';
-import { CONTAINER_IMAGE, CONTAINER_SOCKET, ContractClient, containerEngineMissing, describeNeeding, readSse, type SseEvent } from '@wrs/testing';
+import {
+  CONTAINER_IMAGE,
+  CONTAINER_SOCKET,
+  ContractClient,
+  containerEngineMissing,
+  describeNeeding,
+  readSse,
+  type SseEvent,
+} from '@wrs/testing';
 import { npmStart, npmStartFailing, type NpmStart } from './npm-start-fixture';
 
 /** README's first run (Quick start): the image is the one the README names for an engine without a registry. */
@@ -17,7 +25,10 @@ async function walkThrough(stack: NpmStart): Promise<{ run: Record<string, unkno
   // No DATABASE_SCHEMA here: the token must find the stack's own (this stack runs in a private schema).
   const token = await tokenFor(stack, 'demo');
   const api = new ContractClient(stack.baseUrl);
-  const workspace = await api.call('GET /workspaces/current', '/workspaces/current', { token, headers: { 'x-service-workspace-id': 'demo' } });
+  const workspace = await api.call('GET /workspaces/current', '/workspaces/current', {
+    token,
+    headers: { 'x-service-workspace-id': 'demo' },
+  });
   expect(workspace.status).toBe(200);
   const created = await api.call('POST /runs', '/runs', { token, headers: { 'idempotency-key': randomUUID() }, body: firstRun });
   expect(created.status).toBe(201);
@@ -30,7 +41,7 @@ async function walkThrough(stack: NpmStart): Promise<{ run: Record<string, unkno
 const logLines = (events: SseEvent[]): string[] =>
   events.filter((e) => e.event === 'run.log').map((e) => (JSON.parse(e.data) as { data: { line: string } }).data.line);
 
-describeNeeding(containerEngineMissing())('npm start with a container engine (Podman): the README\'s first run is a real container', () => {
+describeNeeding(containerEngineMissing())("npm start with a container engine (Podman): the README's first run is a real container", () => {
   let stack: NpmStart;
 
   beforeAll(async () => {
@@ -54,10 +65,10 @@ describeNeeding(containerEngineMissing())('npm start with a container engine (Po
     expect(run['placement']).toMatchObject({ provider: 'container', region: 'local' });
   }, 120_000);
 
-  it('npm run token refuses settings other than the running stack\'s, naming the variable', async () => {
+  it("npm run token refuses settings other than the running stack's, naming the variable", async () => {
     const refused = await stack.mint(['--workspace', 'demo'], { DATABASE_SCHEMA: 'public' });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('DATABASE_SCHEMA differs from the running stack\'s');
+    expect(refused.stderr).toContain("DATABASE_SCHEMA differs from the running stack's");
     expect(refused.stdout).toBe('');
   });
 });

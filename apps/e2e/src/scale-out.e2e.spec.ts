@@ -55,13 +55,27 @@ describe('replicas cooperate: 2 api, 2 run-worker, 2 stream-relay', () => {
     expect(await Promise.all(stopped)).toEqual([0, 0, 0]);
 
     for (const id of ids) {
-      await eventually(async () => {
-        const r = await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token });
-        return (r.body as { terminal: boolean }).terminal ? true : undefined;
-      }, 30_000, `run ${id} to finish`);
+      await eventually(
+        async () => {
+          const r = await f.client.call('GET /runs/{runId}', `/runs/${id}`, { token });
+          return (r.body as { terminal: boolean }).terminal ? true : undefined;
+        },
+        30_000,
+        `run ${id} to finish`,
+      );
       const events = (await readSse(`${f.stack.baseUrl}/runs/${id}/events`, { authorization: `Bearer ${token}` })).events;
       const types = events.map((e) => e.event);
-      expect(types).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.log', 'run.log', 'run.log', 'run.log', 'run.log', 'run.succeeded']);
+      expect(types).toEqual([
+        'run.created',
+        'run.dispatched',
+        'run.started',
+        'run.log',
+        'run.log',
+        'run.log',
+        'run.log',
+        'run.log',
+        'run.succeeded',
+      ]);
       expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     }
   }, 120_000);

@@ -29,8 +29,7 @@ describe('authentication, workspaces, provider credentials and browser sessions'
     await f?.stop();
   });
 
-  const getWorkspace = (headers: Record<string, string>) =>
-    f.client.call('GET /workspaces/current', '/workspaces/current', { headers });
+  const getWorkspace = (headers: Record<string, string>) => f.client.call('GET /workspaces/current', '/workspaces/current', { headers });
   const codeOf = (res: { body: unknown }): string => (res.body as Problem).code;
   const createRun = async (t = token): Promise<string> => {
     const res = await f.client.call('POST /runs', '/runs', {
@@ -46,12 +45,23 @@ describe('authentication, workspaces, provider credentials and browser sessions'
     it('tells missing, malformed, expired, bad-signature and revoked tokens apart by code, echoing none', async () => {
       const stranger = generateKeyPairSync('ed25519');
       const expired = await mintAccessToken(f.signingKey, {
-        issuer: 'workload-run-service-dev', audience: 'workload-run-service', workspaceId: 'ws-sec', subject: 'x',
-        ttlSeconds: 60, now: Date.now() - 10 * 60_000,
+        issuer: 'workload-run-service-dev',
+        audience: 'workload-run-service',
+        workspaceId: 'ws-sec',
+        subject: 'x',
+        ttlSeconds: 60,
+        now: Date.now() - 10 * 60_000,
       });
-      const badSignature = await mintAccessToken({ kid: f.signingKey.kid, privateKey: stranger.privateKey }, {
-        issuer: 'workload-run-service-dev', audience: 'workload-run-service', workspaceId: 'ws-sec', subject: 'x', ttlSeconds: 60,
-      });
+      const badSignature = await mintAccessToken(
+        { kid: f.signingKey.kid, privateKey: stranger.privateKey },
+        {
+          issuer: 'workload-run-service-dev',
+          audience: 'workload-run-service',
+          workspaceId: 'ws-sec',
+          subject: 'x',
+          ttlSeconds: 60,
+        },
+      );
       const cases: [Record<string, string>, string][] = [
         [{}, 'token_missing'],
         [{ authorization: 'Bearer not-a-jwt' }, 'token_malformed'],
@@ -84,10 +94,14 @@ describe('authentication, workspaces, provider credentials and browser sessions'
       await run(process.execPath, [join(DIST, 'scripts/src/revoke-token.js'), '--jti', jti], {
         env: { PATH: process.env['PATH'] ?? '', NATS_URL: f.env.natsUrl, NAMESPACE: f.env.namespace },
       });
-      await eventually(async () => {
-        const res = await getWorkspace({ authorization: `Bearer ${doomed}` });
-        return res.status === 401 && codeOf(res) === 'token_revoked' ? true : undefined;
-      }, 5000, 'the revocation to reach the api');
+      await eventually(
+        async () => {
+          const res = await getWorkspace({ authorization: `Bearer ${doomed}` });
+          return res.status === 401 && codeOf(res) === 'token_revoked' ? true : undefined;
+        },
+        5000,
+        'the revocation to reach the api',
+      );
       const stream = await readSse(`${f.stack.baseUrl}/runs/${randomUUID()}/events`, { authorization: `Bearer ${doomed}` });
       expect(JSON.parse(stream.text)).toMatchObject({ code: 'token_revoked' });
       expect((await getWorkspace({ authorization: `Bearer ${token}` })).status).toBe(200);
@@ -105,14 +119,17 @@ describe('authentication, workspaces, provider credentials and browser sessions'
   });
 
   describe('provider keys are never tokens', () => {
-    it.each(['sk-ant-api03-abcdefghijklmnop', 'sk-proj-abcdefghijklmnopqrstu', 'AKIAIOSFODNN7EXAMPLE', 'rk_live_abcdef123', 'ghp_abcdefghijklmnopqrstuvwxyz0123'])(
-      'refuses %s as a bearer token with its own code',
-      async (key) => {
-        const res = await getWorkspace({ authorization: `Bearer ${key}` });
-        expect([res.status, codeOf(res)]).toEqual([401, 'provider_key_not_token']);
-        expect(res.text).not.toContain(key);
-      },
-    );
+    it.each([
+      'sk-ant-api03-abcdefghijklmnop',
+      'sk-proj-abcdefghijklmnopqrstu',
+      'AKIAIOSFODNN7EXAMPLE',
+      'rk_live_abcdef123',
+      'ghp_abcdefghijklmnopqrstuvwxyz0123',
+    ])('refuses %s as a bearer token with its own code', async (key) => {
+      const res = await getWorkspace({ authorization: `Bearer ${key}` });
+      expect([res.status, codeOf(res)]).toEqual([401, 'provider_key_not_token']);
+      expect(res.text).not.toContain(key);
+    });
 
     it('stores a key sealed, shows only fingerprint and last four, and refuses it as a token', async () => {
       const secret = `mycloud-${randomUUID()}`;
@@ -137,7 +154,9 @@ describe('authentication, workspaces, provider credentials and browser sessions'
       const stranger = await getWorkspace({ authorization: `Bearer mycloud-${randomUUID()}` });
       expect([asToken.status, codeOf(asToken)]).toEqual([401, 'token_malformed']);
       expect([stranger.status, codeOf(stranger), stranger.headers.get('www-authenticate')]).toEqual([
-        asToken.status, codeOf(asToken), asToken.headers.get('www-authenticate'),
+        asToken.status,
+        codeOf(asToken),
+        asToken.headers.get('www-authenticate'),
       ]);
 
       const list = await f.client.call('GET /provider-credentials', '/provider-credentials', { token });
@@ -146,7 +165,9 @@ describe('authentication, workspaces, provider credentials and browser sessions'
       const foreignList = await f.client.call('GET /provider-credentials', '/provider-credentials', { token: foreign });
       expect((foreignList.body as { items: unknown[] }).items).toEqual([]);
 
-      expect((await f.client.call('DELETE /provider-credentials/{credentialId}', `/provider-credentials/${id}`, { token })).status).toBe(204);
+      expect((await f.client.call('DELETE /provider-credentials/{credentialId}', `/provider-credentials/${id}`, { token })).status).toBe(
+        204,
+      );
       const again = await f.client.call('DELETE /provider-credentials/{credentialId}', `/provider-credentials/${id}`, { token });
       expect([again.status, codeOf(again)]).toEqual([404, 'provider_credential_not_found']);
       expect(codeOf(await getWorkspace({ authorization: `Bearer ${secret}` }))).toBe('token_malformed');
@@ -164,7 +185,11 @@ describe('authentication, workspaces, provider credentials and browser sessions'
   describe('workspaces', () => {
     it('a token bound to several workspaces must name one, and only one of its own', async () => {
       const multi = await mintAccessToken(f.signingKey, {
-        issuer: 'workload-run-service-dev', audience: 'workload-run-service', workspaceId: ['ws-sec', 'ws-other'], subject: 'svc', ttlSeconds: 300,
+        issuer: 'workload-run-service-dev',
+        audience: 'workload-run-service',
+        workspaceId: ['ws-sec', 'ws-other'],
+        subject: 'svc',
+        ttlSeconds: 300,
       });
       const bare = await getWorkspace({ authorization: `Bearer ${multi}` });
       expect([bare.status, codeOf(bare)]).toEqual([400, 'workspace_header_required']);
@@ -196,7 +221,7 @@ describe('authentication, workspaces, provider credentials and browser sessions'
       expect(ratio).toBeLessThan(2);
     });
 
-    it('hides another workspace\'s resources on every contract route that takes an id, exactly like missing ones', async () => {
+    it("hides another workspace's resources on every contract route that takes an id, exactly like missing ones", async () => {
       const runId = await createRun();
       const credential = await f.client.call('POST /provider-credentials', '/provider-credentials', {
         token,
@@ -206,7 +231,8 @@ describe('authentication, workspaces, provider credentials and browser sessions'
       const withId = contractOperations().filter((op) => /\{\w+\}/.test(op.template));
       expect(withId.length).toBeGreaterThanOrEqual(4);
       for (const op of withId) {
-        const fill = (template: string, value: (name: string) => string): string => template.replace(/\{(\w+)\}/g, (_, n: string) => value(n));
+        const fill = (template: string, value: (name: string) => string): string =>
+          template.replace(/\{(\w+)\}/g, (_, n: string) => value(n));
         const call = async (path: string) => {
           if (op.template.endsWith('/events')) {
             const r = await readSse(`${f.stack.baseUrl}${path}`, { authorization: `Bearer ${foreign}` });
@@ -261,7 +287,9 @@ describe('authentication, workspaces, provider credentials and browser sessions'
         headers: { cookie, 'x-csrf-token': csrf, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
       });
       expect(codeOf(forged)).toBe('csrf_failed');
-      expect((await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { headers: { cookie } })).body).toMatchObject({ state: expect.not.stringMatching(/cancel/) });
+      expect((await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { headers: { cookie } })).body).toMatchObject({
+        state: expect.not.stringMatching(/cancel/),
+      });
 
       const sameOrigin = await f.client.call('POST /runs/{runId}:cancel', `/runs/${runId}:cancel`, {
         headers: { cookie, 'x-csrf-token': csrf, origin: origin(), 'sec-fetch-site': 'same-origin' },
@@ -296,14 +324,20 @@ describe('authentication, workspaces, provider credentials and browser sessions'
   });
 
   describe('headers', () => {
-    it('sends the headers an API answer needs and no X-Powered-By, on the api and the relay; a page\'s headers only on the console', async () => {
+    it("sends the headers an API answer needs and no X-Powered-By, on the api and the relay; a page's headers only on the console", async () => {
       for (const url of [`${f.stack.baseUrl}/version`, `${f.stack.baseUrl}/runs/${randomUUID()}/events`]) {
         const res = await apiFetch(url);
         expect(res.headers.get('x-powered-by')).toBeNull();
         expect(res.headers.get('x-content-type-options')).toBe('nosniff');
         expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');
         expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
-        for (const pageOnly of ['content-security-policy', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy', 'origin-agent-cluster']) {
+        for (const pageOnly of [
+          'content-security-policy',
+          'x-frame-options',
+          'referrer-policy',
+          'cross-origin-opener-policy',
+          'origin-agent-cluster',
+        ]) {
           expect([url, pageOnly, res.headers.get(pageOnly)]).toEqual([url, pageOnly, null]);
         }
       }

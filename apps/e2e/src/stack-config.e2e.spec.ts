@@ -167,9 +167,13 @@ describe('npm start hands every documented variable to the services that read it
     expect(portOf(SERVICE_OF_MAIN[1]![0])).toBe(values['RELAY_PORT']);
   });
 
-  it('the services use them: issuer, audience and JWKS accept the token; limits and stream settings are published; runs go to PROVIDERS_JSON\'s provider', async () => {
+  it("the services use them: issuer, audience and JWKS accept the token; limits and stream settings are published; runs go to PROVIDERS_JSON's provider", async () => {
     const now = Math.floor(Date.now() / 1000);
-    const token = signJwt({ alg: 'EdDSA', typ: 'at+jwt', kid: signing.key.kid }, accessClaims('cfg', { iss: issuer, aud: audience, iat: now, nbf: now, exp: now + 300 }), signing.key.privateKey);
+    const token = signJwt(
+      { alg: 'EdDSA', typ: 'at+jwt', kid: signing.key.kid },
+      accessClaims('cfg', { iss: issuer, aud: audience, iat: now, nbf: now, exp: now + 300 }),
+      signing.key.privateKey,
+    );
     // The workspace is created by npm run token, which the stack then refuses: its tokens are signed
     // with the development key, and this stack only trusts the JWKS.
     const minted = await stack.mint(['--workspace', 'cfg']);
@@ -200,7 +204,10 @@ describe('npm start hands every documented variable to the services that read it
     const id = (created.body as { id: string }).id;
     const { events } = await readSse(`${stack.baseUrl}/runs/${id}/events`, { authorization: `Bearer ${token}` }, { timeoutMs: 30_000 });
     const dispatched = events.find((e) => e.event === 'run.dispatched');
-    expect((JSON.parse(dispatched?.data ?? '{}') as { data?: { placement?: unknown } }).data?.placement).toMatchObject({ provider: 'lab', region: 'r9' });
+    expect((JSON.parse(dispatched?.data ?? '{}') as { data?: { placement?: unknown } }).data?.placement).toMatchObject({
+      provider: 'lab',
+      region: 'r9',
+    });
     const wrong = await api.call('POST /runs', '/runs', {
       token,
       headers: { 'idempotency-key': randomUUID() },

@@ -5,7 +5,15 @@ import type { SigningKey } from '@wrs/auth';
 import { ensureDevCredentialKeys } from '@wrs/credentials';
 import { LocalStack, type StackSettings } from '@wrs/devstack';
 import { openDatabase, Workspaces } from '@wrs/persistence';
-import { ContractClient, eventually, isolatedEnvironment, patience, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import {
+  ContractClient,
+  eventually,
+  isolatedEnvironment,
+  patience,
+  testSigningKey,
+  testToken,
+  type IsolatedEnvironment,
+} from '@wrs/testing';
 
 export interface StackFixture {
   readonly stack: LocalStack;
@@ -97,9 +105,13 @@ export async function startStack(
  * terminal event, and the projection GET reads may be a moment behind it.
  */
 export function terminalRun(f: StackFixture, runId: string, token: string): Promise<Record<string, unknown>> {
-  return eventually(async () => {
-    const res = await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
-    const body = res.body as Record<string, unknown>;
-    return body['terminal'] === true ? body : undefined;
-  }, 15_000, `run ${runId} to be terminal in the projection`);
+  return eventually(
+    async () => {
+      const res = await f.client.call('GET /runs/{runId}', `/runs/${runId}`, { token });
+      const body = res.body as Record<string, unknown>;
+      return body['terminal'] === true ? body : undefined;
+    },
+    15_000,
+    `run ${runId} to be terminal in the projection`,
+  );
 }

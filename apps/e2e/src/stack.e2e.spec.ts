@@ -51,7 +51,7 @@ describe('the whole stack over HTTP, through the gateway', () => {
     expect(res.body).toMatchObject({ openapi: '3.0.3' });
   });
 
-  it('GET /workspaces/current returns the token\'s workspace', async () => {
+  it("GET /workspaces/current returns the token's workspace", async () => {
     const res = await f.client.call('GET /workspaces/current', '/workspaces/current', {
       token,
       headers: { 'x-service-workspace-id': 'ws-e2e' },
@@ -119,7 +119,11 @@ describe('the whole stack over HTTP, through the gateway', () => {
   });
 
   it('fails a run that outlives its timeout as timed_out', async () => {
-    const run = await createRun({ workload: { image: 'busybox', timeoutSeconds: 1, env: { SIM_DURATION_MS: '600000' } }, provider: 'auto', region: 'auto' });
+    const run = await createRun({
+      workload: { image: 'busybox', timeoutSeconds: 1, env: { SIM_DURATION_MS: '600000' } },
+      provider: 'auto',
+      region: 'auto',
+    });
     const events = await followToEnd(run.id);
     expect(events.at(-1)?.event).toBe('run.failed');
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ data: { failure: { code: 'timed_out' }, exitCode: null } });
@@ -153,12 +157,19 @@ describe('the whole stack over HTTP, through the gateway', () => {
       expect(placement).toMatchObject({
         provider: 'big',
         region: 'r2',
-        candidates: [{ provider: 'small', region: 'r1' }, { provider: 'big', region: 'r2' }],
+        candidates: [
+          { provider: 'small', region: 'r1' },
+          { provider: 'big', region: 'r2' },
+        ],
         failovers: [{ provider: 'small', region: 'r1', code: 'no_capacity' }],
       });
-      const events = await readSse(`${g.stack.baseUrl}/runs/${second.id}/events`, { authorization: `Bearer ${t}` }, {
-        until: (e) => e.some((x) => x.event === 'run.dispatched'),
-      });
+      const events = await readSse(
+        `${g.stack.baseUrl}/runs/${second.id}/events`,
+        { authorization: `Bearer ${t}` },
+        {
+          until: (e) => e.some((x) => x.event === 'run.dispatched'),
+        },
+      );
       const dispatched = events.events.find((e) => e.event === 'run.dispatched')!;
       expect(JSON.parse(dispatched.data)).toMatchObject({ data: { placement: { failovers: [{ code: 'no_capacity' }] } } });
     } finally {
@@ -198,7 +209,7 @@ describe('the whole stack over HTTP, through the gateway', () => {
     expect(res.body).toMatchObject({ code: 'run_not_found' });
   });
 
-  it('hides another workspace\'s run on every route that takes an id', async () => {
+  it("hides another workspace's run on every route that takes an id", async () => {
     const run = await createRun();
     const get = await f.client.call('GET /runs/{runId}', `/runs/${run.id}`, { token: foreignToken });
     const cancel = await f.client.call('POST /runs/{runId}:cancel', `/runs/${run.id}:cancel`, { token: foreignToken });
@@ -263,7 +274,7 @@ describe('the whole stack over HTTP, through the gateway', () => {
     it('a body missing required fields, listing each field', async () => {
       const res = await post({ workload: {}, provider: 'auto' });
       expect(res.status).toBe(400);
-      const fields = ((res.body as { params: { errors: { field: string }[] } }).params.errors).map((e) => e.field);
+      const fields = (res.body as { params: { errors: { field: string }[] } }).params.errors.map((e) => e.field);
       expect(fields).toEqual(expect.arrayContaining(['workload.image', 'region']));
     });
     it('unknown fields', async () => {
@@ -307,9 +318,13 @@ describe('the whole stack over HTTP, through the gateway', () => {
   it('logs one JSON line per request with its id, route template, status, duration and workspace', async () => {
     const run = await createRun();
     await f.client.call('GET /runs/{runId}', `/runs/${run.id}`, { token, headers: { 'x-request-id': 'trace-me-1' } });
-    await readSse(`${f.stack.baseUrl}/runs/${run.id}/events`, { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-2' }, {
-      until: (e) => e.length > 0,
-    });
+    await readSse(
+      `${f.stack.baseUrl}/runs/${run.id}/events`,
+      { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-2' },
+      {
+        until: (e) => e.length > 0,
+      },
+    );
     const lines = await eventually(() => {
       const parsed = f.logs
         .filter((l) => l.includes('trace-me-'))
@@ -317,11 +332,19 @@ describe('the whole stack over HTTP, through the gateway', () => {
       return Promise.resolve(parsed.length >= 2 ? parsed : undefined);
     });
     expect(lines.find((l) => l['requestId'] === 'trace-me-1')).toMatchObject({
-      service: 'api', method: 'GET', route: '/api/v1/runs/:runId', status: 200, workspaceId: 'ws-e2e', runId: run.id,
+      service: 'api',
+      method: 'GET',
+      route: '/api/v1/runs/:runId',
+      status: 200,
+      workspaceId: 'ws-e2e',
+      runId: run.id,
       durationMs: expect.any(Number),
     });
     expect(lines.find((l) => l['requestId'] === 'trace-me-2')).toMatchObject({
-      service: 'stream-relay', route: '/api/v1/runs/:runId/events', status: 200, workspaceId: 'ws-e2e',
+      service: 'stream-relay',
+      route: '/api/v1/runs/:runId/events',
+      status: 200,
+      workspaceId: 'ws-e2e',
     });
   });
 

@@ -51,7 +51,10 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
 
   it('delivers the completed run, signed, after the worker died mid-delivery: the same webhook-id again, recorded once', async () => {
     const token = f.token('ws-hooks');
-    const created = await f.client.call('POST /webhooks', '/webhooks', { token, body: { url: `${receiver.origin}/crash`, events: ['completed'] } });
+    const created = await f.client.call('POST /webhooks', '/webhooks', {
+      token,
+      body: { url: `${receiver.origin}/crash`, events: ['completed'] },
+    });
     expect(created.status).toBe(201);
     const hook = created.body as { id: string; secret: string };
     secrets.push(hook.secret);
@@ -62,16 +65,26 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     });
     expect(run.status).toBe(201);
     const runId = (run.body as { id: string }).id;
-    await eventually(() => Promise.resolve(f.stack.processes.get('run-worker')?.signalCode === 'SIGKILL' ? true : undefined), 20_000, 'the worker to die');
+    await eventually(
+      () => Promise.resolve(f.stack.processes.get('run-worker')?.signalCode === 'SIGKILL' ? true : undefined),
+      20_000,
+      'the worker to die',
+    );
     expect(receiver.received).toHaveLength(1);
     const before = await f.client.call('GET /webhooks/{webhookId}/deliveries', `/webhooks/${hook.id}/deliveries`, { token });
-    expect((before.body as { items: { status: string; attempts: number }[] }).items).toEqual([expect.objectContaining({ status: 'pending', attempts: 0 })]);
+    expect((before.body as { items: { status: string; attempts: number }[] }).items).toEqual([
+      expect.objectContaining({ status: 'pending', attempts: 0 }),
+    ]);
     await f.stack.restart('run-worker', { FAILPOINT: '' });
-    const delivered = await eventually(async () => {
-      const res = await f.client.call('GET /webhooks/{webhookId}/deliveries', `/webhooks/${hook.id}/deliveries`, { token });
-      const [delivery] = (res.body as { items: { id: string; status: string }[] }).items;
-      return delivery?.status === 'delivered' ? delivery : undefined;
-    }, 30_000, 'the delivery to be recorded');
+    const delivered = await eventually(
+      async () => {
+        const res = await f.client.call('GET /webhooks/{webhookId}/deliveries', `/webhooks/${hook.id}/deliveries`, { token });
+        const [delivery] = (res.body as { items: { id: string; status: string }[] }).items;
+        return delivery?.status === 'delivered' ? delivery : undefined;
+      },
+      30_000,
+      'the delivery to be recorded',
+    );
     expect(delivered).toMatchObject({ runId, type: 'run.completed', attempts: 1, responseStatus: 204 });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([delivered.id, delivered.id]);
     expect(receiver.received.every((r) => verifyStandardWebhook(hook.secret, r))).toBe(true);
@@ -87,15 +100,27 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     expect(rotated.value.secret).not.toBe(created.value.secret);
     expect((await client.webhooks.list()).value.items.map((w) => w.id)).toContain(created.value.id);
     const run = await client.createRun({ workload: { image: 'busybox' }, provider: 'auto', region: 'auto' });
-    const deliveries = await eventually(async () => {
-      const { value } = await client.webhooks.deliveries(created.value.id);
-      return value.items.length === 2 && value.items.every((d) => d.status === 'delivered') ? value.items : undefined;
-    }, 30_000, 'both deliveries');
-    expect(deliveries.map((d) => [d.type, d.runId])).toEqual([['run.completed', run.value.id], ['run.started', run.value.id]]);
+    const deliveries = await eventually(
+      async () => {
+        const { value } = await client.webhooks.deliveries(created.value.id);
+        return value.items.length === 2 && value.items.every((d) => d.status === 'delivered') ? value.items : undefined;
+      },
+      30_000,
+      'both deliveries',
+    );
+    expect(deliveries.map((d) => [d.type, d.runId])).toEqual([
+      ['run.completed', run.value.id],
+      ['run.started', run.value.id],
+    ]);
     const arrived = receiver.received.filter((r) => r.path === '/client');
-    expect(arrived.every((r) => verifyStandardWebhook(rotated.value.secret, r) && verifyStandardWebhook(created.value.secret, r))).toBe(true);
+    expect(arrived.every((r) => verifyStandardWebhook(rotated.value.secret, r) && verifyStandardWebhook(created.value.secret, r))).toBe(
+      true,
+    );
     await client.webhooks.remove(created.value.id);
-    const gone = await client.webhooks.get(created.value.id).then(() => undefined, (e: unknown) => e);
+    const gone = await client.webhooks.get(created.value.id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(gone).toBeInstanceOf(WrsApiError);
     expect(gone).toMatchObject({ status: 404, code: 'webhook_not_found' });
   });
@@ -113,10 +138,14 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
       body: { workload: { image: 'busybox' }, provider: 'auto', region: 'auto' },
     });
     const runId = (run.body as { id: string }).id;
-    const listed = await eventually(async () => {
-      const out = await wrs(['webhooks', 'deliveries', hook.id], env);
-      return out.stdout.includes('delivered') ? out : undefined;
-    }, 30_000, 'the delivery in the CLI');
+    const listed = await eventually(
+      async () => {
+        const out = await wrs(['webhooks', 'deliveries', hook.id], env);
+        return out.stdout.includes('delivered') ? out : undefined;
+      },
+      30_000,
+      'the delivery in the CLI',
+    );
     expect(listed.stdout).toContain(`run.completed  run ${runId}  delivered  attempts 1  204`);
     expect((await wrs(['webhooks', 'list'], env)).stdout).not.toContain('whsec_');
     expect((await wrs(['webhooks', 'delete', hook.id], env)).code).toBe(0);
@@ -125,7 +154,7 @@ describe('webhooks across a worker crash (kill -9 mid-delivery)', () => {
     expect(gone.stderr).toContain('webhook_not_found');
   });
 
-  it('writes no webhook secret into any service\'s log', () => {
+  it("writes no webhook secret into any service's log", () => {
     expect(secrets.length).toBeGreaterThanOrEqual(4);
     expect(f.logs.filter((line) => secrets.some((secret) => line.includes(secret.slice('whsec_'.length))))).toEqual([]);
   });

@@ -42,7 +42,9 @@ describe('gateway edge answers', () => {
       } else if (req.url === '/api/v1/runs') {
         // An early answer, before reading the body, as the api's media-type check gives one.
         res.writeHead(415, { 'content-type': 'application/problem+json', 'x-request-id': 'r' });
-        res.end('{"type":"urn:workload-run-service:problem:unsupported_media_type","title":"t","status":415,"code":"unsupported_media_type","requestId":"r","retryable":false}');
+        res.end(
+          '{"type":"urn:workload-run-service:problem:unsupported_media_type","title":"t","status":415,"code":"unsupported_media_type","requestId":"r","retryable":false}',
+        );
       } else {
         res.writeHead(404);
         res.end();
@@ -75,7 +77,10 @@ describe('gateway edge answers', () => {
 
   it.each([
     ['headers that stop half way', 'GET /api/v1/version HTTP/1.1\r\nHost: x\r\n'],
-    ['a body that stops half way', 'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'],
+    [
+      'a body that stops half way',
+      'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+    ],
   ])('%s: 408 request_timeout, then the connection is closed', async (_name, request) => {
     const before = reported.length;
     const started = Date.now();
@@ -89,14 +94,24 @@ describe('gateway edge answers', () => {
 
   it('an upstream that stays silent: 504 upstream_timeout, reported', async () => {
     const before = reported.length;
-    const { answer, connection } = await rawExchange(port, 'GET /api/v1/runs/silent/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n', WAIT_MS);
+    const { answer, connection } = await rawExchange(
+      port,
+      'GET /api/v1/runs/silent/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n',
+      WAIT_MS,
+    );
     connection.destroy();
     assertRawAnswerInContract('GET', '/runs/{runId}/events', expectProblem(answer, 504, 'upstream_timeout'));
-    expect(reported.slice(before)).toEqual([expect.objectContaining({ code: 'upstream_timeout', reason: 'upstream_timeout', status: 504 })]);
+    expect(reported.slice(before)).toEqual([
+      expect.objectContaining({ code: 'upstream_timeout', reason: 'upstream_timeout', status: 504 }),
+    ]);
   });
 
   it('a stream that keeps sending outlasts every idle bound (an idle bound, not a total one)', async () => {
-    const { answer, connection } = await rawExchange(port, 'GET /api/v1/runs/steady/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n', WAIT_MS);
+    const { answer, connection } = await rawExchange(
+      port,
+      'GET /api/v1/runs/steady/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n',
+      WAIT_MS,
+    );
     connection.destroy();
     expect(answer?.status).toBe(200);
     expect(answer?.text).toContain('event: run.created'); // 3 s of stream through 1-1.5 s idle bounds
@@ -105,9 +120,27 @@ describe('gateway edge answers', () => {
   it.each([
     ['no Host', 'GET /api/v1/version HTTP/1.1\r\n\r\n', 400, 'bad_request', 'missing_host'],
     ['two Host lines', 'GET /api/v1/version HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n', 400, 'bad_request', 'duplicate_host'],
-    ['Expect other than 100-continue', 'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nExpect: 999\r\nContent-Length: 2\r\n\r\n{}', 417, 'expectation_failed', 'unsupported_expect'],
-    ['Content-Length with Transfer-Encoding', 'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/v1/version HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'bad_request', 'parse_error'],
-    ['two Content-Lengths', 'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd', 400, 'bad_request', 'parse_error'],
+    [
+      'Expect other than 100-continue',
+      'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nExpect: 999\r\nContent-Length: 2\r\n\r\n{}',
+      417,
+      'expectation_failed',
+      'unsupported_expect',
+    ],
+    [
+      'Content-Length with Transfer-Encoding',
+      'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/v1/version HTTP/1.1\r\nHost: x\r\n\r\n',
+      400,
+      'bad_request',
+      'parse_error',
+    ],
+    [
+      'two Content-Lengths',
+      'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd',
+      400,
+      'bad_request',
+      'parse_error',
+    ],
     ['broken HTTP', 'GET /api/v1/version HTTP/9.9.9\r\n\r\n', 400, 'bad_request', 'parse_error'],
   ])('%s: a problem, reported, the connection closed, the next client served', async (_name, request, status, code, reason) => {
     const before = reported.length;

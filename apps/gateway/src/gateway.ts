@@ -85,10 +85,17 @@ export function createGateway(options: GatewayOptions): Server {
     proxy.web(req, res, { target }, (error: NodeJS.ErrnoException) => {
       if (res.headersSent) {
         res.destroy();
-      } else if (error.code === 'ECONNREFUSED' && isBodiless(req) && tried + 1 < MAX_TRIES && (!roundDone(tried) || Date.now() < deadline)) {
+      } else if (
+        error.code === 'ECONNREFUSED' &&
+        isBodiless(req) &&
+        tried + 1 < MAX_TRIES &&
+        (!roundDone(tried) || Date.now() < deadline)
+      ) {
         // Nothing of the request needs re-sending: the next replica, or after a pause the first again.
         // A round once begun tries every replica; the grace decides only whether another round begins.
-        const pause = roundDone(tried) ? Math.min(roundPauseMs(order.length, limits.restartGraceMs), Math.max(0, deadline - Date.now())) : 0;
+        const pause = roundDone(tried)
+          ? Math.min(roundPauseMs(order.length, limits.restartGraceMs), Math.max(0, deadline - Date.now()))
+          : 0;
         setTimeout(() => forward(req, res, order, tried + 1, deadline), pause);
       } else if (timedOut.has(req)) {
         answerAtEdge(req, res, 'upstream_timeout', 'upstream_timeout', edge);

@@ -22,7 +22,12 @@ describe('gateway forwarding (http-proxy-3)', () => {
       }
       if (req.url?.endsWith('/events')) {
         // A stream that (wrongly) insists on keep-alive and names a hop-by-hop header of its own.
-        res.writeHead(200, { 'content-type': 'text/event-stream', connection: 'keep-alive, x-upstream-private', 'x-upstream-private': '1', 'keep-alive': 'timeout=77' });
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          connection: 'keep-alive, x-upstream-private',
+          'x-upstream-private': '1',
+          'keep-alive': 'timeout=77',
+        });
         res.end('id: 1\nevent: run.created\ndata: {}\n\n');
         return;
       }
@@ -88,7 +93,9 @@ describe('gateway forwarding (http-proxy-3)', () => {
     socket.on('error', () => undefined); // the server may reset what it no longer reads
     const ended = once(socket, 'close');
     // Announces 5 MiB and sends a little of it: the upstream answers at once.
-    socket.write(`POST /api/v1/too-large HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{"a":"`);
+    socket.write(
+      `POST /api/v1/too-large HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{"a":"`,
+    );
     socket.write('x'.repeat(64 * 1024));
     await ended;
     expect(received).toMatch(/^HTTP\/1\.1 413 /);
@@ -190,7 +197,11 @@ function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-function get(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
       let body = '';

@@ -12,7 +12,7 @@ const at = '2026-11-25T08:00:00.000Z';
  * A rolling upgrade: an api of the previous version still publishes cancels as commands. The worker's
  * command consumer (same durable, same subjects as before) decides them, so no accepted cancel is lost.
  */
-describe('the worker drains the cancel commands of a previous version\'s api (real JetStream)', () => {
+describe("the worker drains the cancel commands of a previous version's api (real JetStream)", () => {
   let env: IsolatedEnvironment;
   let nc: NatsConnection;
   let js: JetStreamClient;
@@ -47,7 +47,10 @@ describe('the worker drains the cancel commands of a previous version\'s api (re
 
   const running = async (runId: string): Promise<void> => {
     const events: RunEvent[] = [
-      { type: 'run.created', data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: runId, at } },
+      {
+        type: 'run.created',
+        data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: runId, at },
+      },
       { type: 'run.dispatched', data: { placement: { provider: 'simulator', region: 'r', reason: 'x', candidates: [] }, at } },
       { type: 'run.started', data: { at } },
     ];
@@ -67,7 +70,11 @@ describe('the worker drains the cancel commands of a previous version\'s api (re
     await running(runId);
     await publishOldCancel(runId, 'r1');
     await publishOldCancel(runId, 'r2');
-    await eventually(async () => ((await typesOf(runId)).includes('run.cancel_requested') ? true : undefined), 10_000, 'the cancel request');
+    await eventually(
+      async () => ((await typesOf(runId)).includes('run.cancel_requested') ? true : undefined),
+      10_000,
+      'the cancel request',
+    );
     const other = randomUUID();
     await running(other);
     await publishOldCancel(other, 'r3');
@@ -81,10 +88,14 @@ describe('the worker drains the cancel commands of a previous version\'s api (re
   it('an old create command (no api has published one since two versions) is dropped, not retried', async () => {
     const runId = randomUUID();
     await js.publish(`${env.namespace}.cmd.create.ws.${runId}`, JSON.stringify({ type: 'CreateRun', runId, workspaceId: 'ws' }));
-    await eventually(async () => {
-      const info = await (await jetstreamManager(nc)).consumers.info(names.commandsStream, names.workerCommandsConsumer());
-      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
-    }, 10_000, 'the command stream drained');
+    await eventually(
+      async () => {
+        const info = await (await jetstreamManager(nc)).consumers.info(names.commandsStream, names.workerCommandsConsumer());
+        return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+      },
+      10_000,
+      'the command stream drained',
+    );
     expect(await typesOf(runId)).toEqual([]);
   });
 });

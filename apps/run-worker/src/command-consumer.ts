@@ -31,7 +31,12 @@ export class CommandConsumer {
       return 'drop';
     }
     try {
-      await this.handler.execute(command.workspaceId, command.runId, { type: 'CancelRun', requestedBy: command.requestedBy, now: command.now }, `cmd-${message.seq}`);
+      await this.handler.execute(
+        command.workspaceId,
+        command.runId,
+        { type: 'CancelRun', requestedBy: command.requestedBy, now: command.now },
+        `cmd-${message.seq}`,
+      );
       return 'ack';
     } catch (error) {
       if (error instanceof RunNotFoundError) {

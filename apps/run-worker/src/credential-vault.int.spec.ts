@@ -26,13 +26,18 @@ describe('CredentialVault: provider keys opened only in the worker, at dispatch'
   async function store(workspaceId: string, region: string | null, secret: string): Promise<string> {
     const id = randomUUID();
     await credentials.add({
-      id, workspaceId, provider: 'kubernetes', region, fingerprint: `fp-${id}`, lastFour: secret.slice(-4),
+      id,
+      workspaceId,
+      provider: 'kubernetes',
+      region,
+      fingerprint: `fp-${id}`,
+      lastFour: secret.slice(-4),
       sealed: sealSecret(secret, { id: 'k1', publicKey: kek.publicKey }, `${workspaceId}/${id}`),
     });
     return id;
   }
 
-  it('opens the key of the run\'s workspace, preferring the region\'s own key', async () => {
+  it("opens the key of the run's workspace, preferring the region's own key", async () => {
     await store('ws-v', null, 'any-region-secret');
     await store('ws-v', 'eu-1', 'eu-secret');
     const vault = new CredentialVault(credentials, new Map([['k1', kek.privateKey]]));

@@ -3,7 +3,15 @@ import { loadConfig, parseProviderOffers, runService, waitAtStart, WorkerEnv } f
 import { readPrivateKeks } from '@wrs/credentials';
 import { connectNats, revocationRetentionMs } from '@wrs/messaging';
 import { openCurrentDatabase } from '@wrs/persistence';
-import { announceListening, createLogger, NestPinoLogger, natsCheck, postgresCheck, startOpsServer, startTracing } from '@wrs/observability';
+import {
+  announceListening,
+  createLogger,
+  NestPinoLogger,
+  natsCheck,
+  postgresCheck,
+  startOpsServer,
+  startTracing,
+} from '@wrs/observability';
 import { startRunWorker } from './run-worker';
 
 void runService('run-worker', async (lifecycle) => {
@@ -45,7 +53,11 @@ void runService('run-worker', async (lifecycle) => {
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
         maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
       },
-      schedule: { baseMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, maxAttempts: config.WEBHOOK_MAX_ATTEMPTS },
+      schedule: {
+        baseMs: config.WEBHOOK_RETRY_BASE_MS,
+        maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
+        maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+      },
       senders: config.WEBHOOK_SENDERS,
     },
     privateKeks,

@@ -8,7 +8,9 @@ import { migrate } from '@wrs/persistence';
 void runService('migrate', async () => {
   const config = loadConfig(CommonEnv, process.env);
   // Postgres and NATS may still be starting (Compose): wait for each up to STARTUP_WAIT_SECONDS.
-  const applied = await waitAtStart('Postgres', config.STARTUP_WAIT_SECONDS, () => migrate({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA }));
+  const applied = await waitAtStart('Postgres', config.STARTUP_WAIT_SECONDS, () =>
+    migrate({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA }),
+  );
   const nc = await waitAtStart('NATS', config.STARTUP_WAIT_SECONDS, () => connectNats(config.NATS_URL, 'migrate'));
   await ensureStreams(await jetstreamManager(nc), new StreamNames(config.NAMESPACE), streamSettingsOf(config));
   await nc.close();

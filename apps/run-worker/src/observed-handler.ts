@@ -34,7 +34,14 @@ export function observedBatchHandler(
   return (messages) =>
     inSpans(
       `handle ${consumer}`,
-      { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'nats', 'messaging.consumer.group.name': consumer, 'messaging.batch.message_count': messages.length } },
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.consumer.group.name': consumer,
+          'messaging.batch.message_count': messages.length,
+        },
+      },
       messages.map((message) => messageContext(consumer, idsOf, message)),
       (within) => handle(messages, within),
     );

@@ -14,7 +14,10 @@ const placement = { provider: 'simulator', region: 'local-1', reason: 'as reques
 
 function lifecycle(runId: string): RunEvent[] {
   return [
-    { type: 'run.created', data: { runId, workspaceId: 'ws', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', at } },
+    {
+      type: 'run.created',
+      data: { runId, workspaceId: 'ws', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', at },
+    },
     { type: 'run.dispatched', data: { placement, at } },
     { type: 'run.started', data: { at } },
     { type: 'run.succeeded', data: { exitCode: 0, at } },
@@ -78,7 +81,12 @@ describe('ProjectionConsumer against real JetStream and Postgres: holes in a run
     const [created, dispatched, , succeeded] = messages;
     // run.started was delivered to a connection that died: JetStream would send it again in 30 s.
     expect(await consumer.handleBatch([created!, dispatched!, succeeded!])).toEqual(['ack', 'ack', 'ack']);
-    expect(await queries.find('ws', runId)).toEqual({ ...fold(lifecycle(runId)), terminal: true, version: succeeded!.seq, stateVersion: succeeded!.seq });
+    expect(await queries.find('ws', runId)).toEqual({
+      ...fold(lifecycle(runId)),
+      terminal: true,
+      version: succeeded!.seq,
+      stateVersion: succeeded!.seq,
+    });
     expect(told.filter((r) => r.runId === runId).at(-1)).toMatchObject({ state: 'succeeded', version: succeeded!.seq });
   });
 
@@ -97,7 +105,12 @@ describe('ProjectionConsumer against real JetStream and Postgres: holes in a run
     const closedStore = new RunEventStore(jetstream(unreachable), await jetstreamManager(unreachable), names);
     await unreachable.close();
     const errors: { runId: string; seq: number }[] = [];
-    const consumer = new ProjectionConsumer(new RunProjection(db), () => undefined, closedStore, (_error, hole) => errors.push(hole));
+    const consumer = new ProjectionConsumer(
+      new RunProjection(db),
+      () => undefined,
+      closedStore,
+      (_error, hole) => errors.push(hole),
+    );
     const [created, dispatched, started, succeeded] = messages;
     expect(await consumer.handleBatch([created!, dispatched!, succeeded!])).toEqual(['ack', 'ack', 'ack']);
     expect(errors).toEqual([{ runId, seq: started!.seq }]);

@@ -19,7 +19,10 @@ describe('what the worker records when an event is projected', () => {
     const lagCount = await value('wrs_projection_lag_seconds_count');
     const lagSum = await value('wrs_projection_lag_seconds_sum');
     observeProjected({ type: 'run.started', data: { at } }, Date.parse(at) + 1500);
-    observeProjected({ type: 'run.failed', data: { at, failure: { code: 'timed_out', message: 'x' }, exitCode: null } }, Date.parse(at) + 500);
+    observeProjected(
+      { type: 'run.failed', data: { at, failure: { code: 'timed_out', message: 'x' }, exitCode: null } },
+      Date.parse(at) + 500,
+    );
     expect((await value('wrs_projection_lag_seconds_count')) - lagCount).toBe(2);
     expect((await value('wrs_projection_lag_seconds_sum')) - lagSum).toBeCloseTo(2, 5);
     expect(await value('wrs_runs_finished_total', { state: 'failed' })).toBe(1);

@@ -54,7 +54,14 @@ describe('Reconciler: one drive, one decision per step, none on a stale row', ()
       new ProviderRegistry([simulator]),
       DEFAULT_PROVIDER_OFFERS,
       new CredentialVault(new ProviderCredentials(db), new Map()),
-      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: 60_000, onError: (error) => { throw error; } },
+      {
+        intervalMs: 60_000,
+        batchSize: 10,
+        unresponsiveAfterMs: 60_000,
+        onError: (error) => {
+          throw error;
+        },
+      },
       clock,
     );
   });
@@ -127,7 +134,14 @@ describe('Reconciler: one drive, one decision per step, none on a stale row', ()
       new ProviderRegistry([simulator]),
       DEFAULT_PROVIDER_OFFERS,
       new CredentialVault(new ProviderCredentials(db), new Map()),
-      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: 60_000, onError: (error) => { throw error; } },
+      {
+        intervalMs: 60_000,
+        batchSize: 10,
+        unresponsiveAfterMs: 60_000,
+        onError: (error) => {
+          throw error;
+        },
+      },
       () => new Date(now),
     );
     restarted.poke(starting);

@@ -4,7 +4,15 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ProviderOffer } from '@wrs/domain';
 import { Failpoint, kindOf } from '@wrs/config';
 import { decisionConflicts, strayWorkloadsRemoved } from '@wrs/observability';
-import { DEFAULT_STREAM_SETTINGS, DurableConsumer, ensureStreams, parseRunSubject, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
+import {
+  DEFAULT_STREAM_SETTINGS,
+  DurableConsumer,
+  ensureStreams,
+  parseRunSubject,
+  RunCommandHandler,
+  RunEventStore,
+  StreamNames,
+} from '@wrs/messaging';
 import { ProviderCredentials, RunQueries } from '@wrs/persistence';
 import { PROJECTION_BATCHING, RunProjection } from '@wrs/projection';
 import type { DataSource } from 'typeorm';
@@ -96,20 +104,19 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
         return [new SimulatorProvider(offer.provider)];
     }
   });
-  const providers = new ProviderRegistry(providerList, options.providerProbeIntervalMs ? { probeIntervalMs: options.providerProbeIntervalMs } : {});
-  const cleanup = new WorkloadCleanup(
+  const providers = new ProviderRegistry(
     providerList,
-    runFates(queries, eventStore),
-    {
-      ...options.workloadCleanup,
-      maxRemovalsPerPass: 200,
-      onRemoved: (provider, workload, reason) => {
-        strayWorkloadsRemoved.inc({ provider, reason });
-        log('info', 'stray workload removed', { provider, runId: workload.runId, workspaceId: workload.workspaceId, reason });
-      },
-      onError: (provider, error) => log('warn', 'workload cleanup failed; the next pass tries again', { provider, error: String(error) }),
-    },
+    options.providerProbeIntervalMs ? { probeIntervalMs: options.providerProbeIntervalMs } : {},
   );
+  const cleanup = new WorkloadCleanup(providerList, runFates(queries, eventStore), {
+    ...options.workloadCleanup,
+    maxRemovalsPerPass: 200,
+    onRemoved: (provider, workload, reason) => {
+      strayWorkloadsRemoved.inc({ provider, reason });
+      log('info', 'stray workload removed', { provider, runId: workload.runId, workspaceId: workload.workspaceId, reason });
+    },
+    onError: (provider, error) => log('warn', 'workload cleanup failed; the next pass tries again', { provider, error: String(error) }),
+  });
   // A run that keeps failing (a dead engine) is tried every sweep: one line per run every 30 s.
   const reconcileFailures = throttledPerKey(30_000);
   const reconciler = new Reconciler(
@@ -133,8 +140,16 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     (name) => failpoint.hit(name),
   );
   const commands = new CommandConsumer(handler);
-  const projection = new ProjectionConsumer(new RunProjection(db), (run) => reconciler.poke(run), eventStore, (error, hole) =>
-    log('warn', 'could not fill a hole in a run\'s events now; its redelivery will', { runId: hole.runId, seq: hole.seq, error: String(error) }),
+  const projection = new ProjectionConsumer(
+    new RunProjection(db),
+    (run) => reconciler.poke(run),
+    eventStore,
+    (error, hole) =>
+      log('warn', "could not fill a hole in a run's events now; its redelivery will", {
+        runId: hole.runId,
+        seq: hole.seq,
+        error: String(error),
+      }),
   );
   const onError = (kind: string) => (error: unknown, message: { seq: number; subject: string }) =>
     log('warn', `${kind} message failed; it will be redelivered`, { seq: message.seq, ...idsFromSubject(message), error: String(error) });
@@ -172,7 +187,10 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   reconciler.start();
   cleanup.start();
   const webhooks = options.webhooks
-    ? startWebhooks({ js, jsm, names, db, privateKeks: options.privateKeks, failpoint: (name) => failpoint.hit(name), log }, options.webhooks)
+    ? startWebhooks(
+        { js, jsm, names, db, privateKeks: options.privateKeks, failpoint: (name) => failpoint.hit(name), log },
+        options.webhooks,
+      )
     : undefined;
   const stopGauges = reportWorkerGauges(
     jsm,

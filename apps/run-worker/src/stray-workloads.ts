@@ -4,7 +4,8 @@ import type { HeldWorkload } from './providers/provider';
 export type RemovalReason = 'terminal' | 'orphan';
 
 /** What the cleanup does next with one workload, from what the projection says of its run. */
-export type Verdict = { readonly kind: 'keep' } | { readonly kind: 'remove'; readonly reason: RemovalReason } | { readonly kind: 'ask-events' };
+export type Verdict =
+  { readonly kind: 'keep' } | { readonly kind: 'remove'; readonly reason: RemovalReason } | { readonly kind: 'ask-events' };
 
 /**
  * `terminal` is what the projection says of the workload's run (undefined: not projected). A run not

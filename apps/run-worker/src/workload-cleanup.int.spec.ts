@@ -56,24 +56,41 @@ describe('WorkloadCleanup', () => {
   });
 
   const cleanupOf = (provider: RunProvider, at: () => number = Date.now) =>
-    new WorkloadCleanup([provider], runFates(new RunQueries(db), store), {
-      intervalMs: 60_000,
-      graceMs: GRACE_MS,
-      maxRemovalsPerPass: 100,
-      onRemoved: () => undefined,
-      onError: (_provider, error) => {
-        throw error;
+    new WorkloadCleanup(
+      [provider],
+      runFates(new RunQueries(db), store),
+      {
+        intervalMs: 60_000,
+        graceMs: GRACE_MS,
+        maxRemovalsPerPass: 100,
+        onRemoved: () => undefined,
+        onError: (_provider, error) => {
+          throw error;
+        },
       },
-    }, at);
+      at,
+    );
   const afterGrace = () => Date.now() + GRACE_MS + 1_000;
 
   function runOf(runId: string, provider: string, placement: Placement | null, image = CONTAINER_IMAGE): RunView {
     const at = new Date().toISOString();
     return toRunView(
       {
-        runId, workspaceId: WS, state: placement ? 'starting' : 'queued', workload: { image, command: ['/bin/sh', '-c', 'sleep 300'] },
-        requested: { provider, region: 'local' }, placement, idempotencyKey: 'k', createdAt: at,
-        dispatchedAt: placement ? at : null, startedAt: null, finishedAt: null, exitCode: null, failure: null, cancellation: null, logLines: 0,
+        runId,
+        workspaceId: WS,
+        state: placement ? 'starting' : 'queued',
+        workload: { image, command: ['/bin/sh', '-c', 'sleep 300'] },
+        requested: { provider, region: 'local' },
+        placement,
+        idempotencyKey: 'k',
+        createdAt: at,
+        dispatchedAt: placement ? at : null,
+        startedAt: null,
+        finishedAt: null,
+        exitCode: null,
+        failure: null,
+        cancellation: null,
+        logLines: 0,
       },
       1,
     );
@@ -109,16 +126,26 @@ describe('WorkloadCleanup', () => {
       provider = new ContainerProvider(engine, 'container', env.namespace);
     });
     afterAll(async () => {
-      await Promise.all(started.map((runId) => engine.getContainer(`wrs-${runId}`).remove({ force: true }).catch(() => undefined)));
+      await Promise.all(
+        started.map((runId) =>
+          engine
+            .getContainer(`wrs-${runId}`)
+            .remove({ force: true })
+            .catch(() => undefined),
+        ),
+      );
     });
 
     async function containerOf(runId: string): Promise<'running' | 'absent' | string> {
-      const info = await engine.getContainer(`wrs-${runId}`).inspect().catch((e: { statusCode?: number }) => {
-        if (e.statusCode === 404) {
-          return null;
-        }
-        throw e;
-      });
+      const info = await engine
+        .getContainer(`wrs-${runId}`)
+        .inspect()
+        .catch((e: { statusCode?: number }) => {
+          if (e.statusCode === 404) {
+            return null;
+          }
+          throw e;
+        });
       return info === null ? 'absent' : info.State.Status;
     }
     async function start(runId: string): Promise<void> {
@@ -180,7 +207,10 @@ describe('WorkloadCleanup', () => {
 
     // A fresh provider that has opened no cluster: it finds the workspace's cluster from the stored credentials.
     const providerFor = (owner: string) =>
-      new KubernetesProvider('k8s', () => Promise.resolve(credential), { owner, places: () => Promise.resolve([{ workspaceId: WS, region: 'local' }]) });
+      new KubernetesProvider('k8s', () => Promise.resolve(credential), {
+        owner,
+        places: () => Promise.resolve([{ workspaceId: WS, region: 'local' }]),
+      });
     const jobsOf = (runId: string) => fake.jobs().filter((j) => j.metadata?.labels?.['workload-run-service.io/run'] === runId);
 
     it('deletes the Job of a terminal run, keeps that of an unfinished run, and removes a Job of no run after the grace period', async () => {
@@ -194,9 +224,13 @@ describe('WorkloadCleanup', () => {
       const cleanup = cleanupOf(providerFor(env.namespace));
       expect((await cleanup.pass()).map((r) => [r.workload.runId, r.reason])).toEqual([[canceled, 'terminal']]);
       expect(jobsOf(canceled)).toEqual([]);
-      expect(fake.deletions.filter((d) => d.name === `wrs-${canceled}`)).toEqual([{ name: `wrs-${canceled}`, propagationPolicy: 'Background' }]);
+      expect(fake.deletions.filter((d) => d.name === `wrs-${canceled}`)).toEqual([
+        { name: `wrs-${canceled}`, propagationPolicy: 'Background' },
+      ]);
       expect(jobsOf(unknown)).toHaveLength(1);
-      expect((await cleanupOf(providerFor(env.namespace), afterGrace).pass()).map((r) => [r.workload.runId, r.reason])).toEqual([[unknown, 'orphan']]);
+      expect((await cleanupOf(providerFor(env.namespace), afterGrace).pass()).map((r) => [r.workload.runId, r.reason])).toEqual([
+        [unknown, 'orphan'],
+      ]);
       expect(jobsOf(unknown)).toEqual([]);
       expect(jobsOf(live)).toHaveLength(1);
       await submitter.release(runOf(live, 'k8s', placement));

@@ -4,7 +4,7 @@ import { WorkloadCleanup } from './workload-cleanup';
 const held = (runId: string): HeldWorkload => ({ runId, workspaceId: 'ws', createdAtMs: 0, handle: runId });
 
 describe('WorkloadCleanup', () => {
-  it('removes nothing more once stopped: a pass under way does not hold up the worker\'s shutdown', async () => {
+  it("removes nothing more once stopped: a pass under way does not hold up the worker's shutdown", async () => {
     const removed: string[] = [];
     let stopping: Promise<void> | undefined;
     let cleanup: WorkloadCleanup;
@@ -20,7 +20,15 @@ describe('WorkloadCleanup', () => {
     cleanup = new WorkloadCleanup(
       [provider],
       { terminality: (ids) => Promise.resolve(new Map(ids.map((id) => [id, true]))), recorded: () => Promise.resolve(true) },
-      { intervalMs: 60_000, graceMs: 0, maxRemovalsPerPass: 10, onRemoved: () => undefined, onError: (_p, e) => { throw e; } },
+      {
+        intervalMs: 60_000,
+        graceMs: 0,
+        maxRemovalsPerPass: 10,
+        onRemoved: () => undefined,
+        onError: (_p, e) => {
+          throw e;
+        },
+      },
     );
     const pass = await cleanup.pass();
     await stopping;

@@ -30,11 +30,15 @@ export function deliverObserved(event: FeedEvent, send: () => Promise<void>): Pr
     workspaceId: event.envelope.workspaceId,
     ...(requestId ? { requestId } : {}),
   });
-  return inSpan('deliver run.event', { kind: SpanKind.CONSUMER, parent, attributes: { 'wrs.event.type': event.envelope.type } }, async () => {
-    await send();
-    countSent(event.envelope.type);
-    logger.debug({ msg: 'event sent', seq: event.seq, type: event.envelope.type });
-  });
+  return inSpan(
+    'deliver run.event',
+    { kind: SpanKind.CONSUMER, parent, attributes: { 'wrs.event.type': event.envelope.type } },
+    async () => {
+      await send();
+      countSent(event.envelope.type);
+      logger.debug({ msg: 'event sent', seq: event.seq, type: event.envelope.type });
+    },
+  );
 }
 
 function countSent(type: string): void {

@@ -101,9 +101,13 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     await env.cleanup();
   });
 
-  it('answers exactly the contract\'s event-stream operation (no drift)', () => {
+  it("answers exactly the contract's event-stream operation (no drift)", () => {
     const served = expressRoutes(app.getHttpAdapter().getInstance(), '/api/v1');
-    expect(served).toEqual(contractOperations().filter(isRelayOperation).map((op) => `${op.method} ${op.template}`));
+    expect(served).toEqual(
+      contractOperations()
+        .filter(isRelayOperation)
+        .map((op) => `${op.method} ${op.template}`),
+    );
   });
 
   // Before any test opens a stream: the relay's firehose is open from its start, not from its first stream.
@@ -192,7 +196,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     expect(result.events.map((e) => e.event)).toEqual(events.map((e) => e.type));
   });
 
-  it('hides another workspace\'s run exactly like a missing one', async () => {
+  it("hides another workspace's run exactly like a missing one", async () => {
     const runId = randomUUID();
     await store.append('ws-a', runId, finishedRun(runId, 'ws-a').slice(0, 1), 0, 'x');
     const foreign = await follow(runId, {}, testToken(key, 'ws-b'));
@@ -299,7 +303,9 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     const limited = testToken(key, 'ws-limit');
     const controllers = Array.from({ length: 5 }, () => new AbortController());
     const open = await Promise.all(
-      controllers.map((c) => apiFetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${limited}` }, signal: c.signal })),
+      controllers.map((c) =>
+        apiFetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${limited}` }, signal: c.signal }),
+      ),
     );
     expect(open.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     const refused = await follow(runId, {}, limited);

@@ -86,7 +86,15 @@ describe('a relay stream closed by its client is logged and traced as its reques
     const runId = randomUUID();
     const created: RunEvent = {
       type: 'run.created',
-      data: { runId, workspaceId: 'ws-a', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', at: '2026-11-25T12:00:00.000Z' },
+      data: {
+        runId,
+        workspaceId: 'ws-a',
+        workload: { image: 'busybox' },
+        provider: 'auto',
+        region: 'auto',
+        idempotencyKey: 'k',
+        at: '2026-11-25T12:00:00.000Z',
+      },
     };
     await store.append('ws-a', runId, [created], 0, `c-${runId}`);
     const traceId = randomBytes(16).toString('hex');
@@ -98,9 +106,21 @@ describe('a relay stream closed by its client is logged and traced as its reques
       { until: (events) => events.length > 0 },
     );
     expect([stream.status, stream.events.length, stream.endedByServer]).toEqual([200, 1, false]);
-    const line = await eventually(() => Promise.resolve(lines.find((l) => l['msg'] === 'request closed by the client' && l['requestId'] === requestId)), 10_000, 'the close logged');
+    const line = await eventually(
+      () => Promise.resolve(lines.find((l) => l['msg'] === 'request closed by the client' && l['requestId'] === requestId)),
+      10_000,
+      'the close logged',
+    );
     const span = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER && s.spanContext().traceId === traceId);
     expect(span?.name).toBe('GET /api/v1/runs/:runId/events');
-    expect(line).toMatchObject({ requestId, traceId, spanId: span?.spanContext().spanId, route: '/api/v1/runs/:runId/events', runId, workspaceId: 'ws-a', status: 200 });
+    expect(line).toMatchObject({
+      requestId,
+      traceId,
+      spanId: span?.spanContext().spanId,
+      route: '/api/v1/runs/:runId/events',
+      runId,
+      workspaceId: 'ws-a',
+      status: 200,
+    });
   });
 });

@@ -107,7 +107,9 @@ export class RunEventsController implements BeforeApplicationShutdown {
 
   private streamFailed(req: Request, res: Response, error: unknown): void {
     const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched route';
-    this.logger.error(`stream failed on ${req.method} ${route} (request ${requestIdOf(req)}): ${error instanceof Error ? error.stack : String(error)}`);
+    this.logger.error(
+      `stream failed on ${req.method} ${route} (request ${requestIdOf(req)}): ${error instanceof Error ? error.stack : String(error)}`,
+    );
     res.end();
   }
 

@@ -131,7 +131,7 @@ describe('open event streams end with their credential', () => {
     ]);
   });
 
-  it('ends a stream at its token\'s expiry', async () => {
+  it("ends a stream at its token's expiry", async () => {
     const relayA = relays[0]?.base ?? (await startRelay());
     const { runId } = await openRun();
     const shortLived = testToken(key, 'ws-a', { ttlSeconds: 2 });
@@ -146,7 +146,10 @@ describe('open event streams end with their credential', () => {
     const redis = await connectRedis(env.redisUrl, () => undefined);
     const sessions = new SessionStore(redis, env.namespace);
     const { id } = await sessions.create({
-      workspaceId: 'ws-a', subject: 'test-user', tokenId: randomUUID(), expiresAt: Math.floor(Date.now() / 1000) + 600,
+      workspaceId: 'ws-a',
+      subject: 'test-user',
+      tokenId: randomUUID(),
+      expiresAt: Math.floor(Date.now() / 1000) + 600,
     });
     const stream = await follow(relayA, runId, { cookie: `${SESSION_COOKIE}=${id}` }, async () => {
       await sessions.delete(id);

@@ -138,10 +138,7 @@ export class AccessTokenVerifier {
     const audiences = Array.isArray(aud) ? aud : [aud];
     const bound = typeof ws === 'string' && WORKSPACE_ID_PATTERN.test(ws);
     const unbound =
-      ws === undefined &&
-      Array.isArray(wss) &&
-      wss.length > 0 &&
-      wss.every((w) => typeof w === 'string' && WORKSPACE_ID_PATTERN.test(w));
+      ws === undefined && Array.isArray(wss) && wss.length > 0 && wss.every((w) => typeof w === 'string' && WORKSPACE_ID_PATTERN.test(w));
     if (
       iss !== this.options.issuer ||
       !audiences.includes(this.options.audience) ||

@@ -102,7 +102,7 @@ describe('access tokens', () => {
   });
 });
 
-describe('a token whose signature verified before (remembered, so a client\'s every request is cheap)', () => {
+describe("a token whose signature verified before (remembered, so a client's every request is cheap)", () => {
   it('is refused once it expires', async () => {
     const token = await mint();
     expect(await codeOf(() => verifier.verify(token, NOW))).toBe('accepted');
@@ -111,7 +111,13 @@ describe('a token whose signature verified before (remembered, so a client\'s ev
 
   it('is refused once its key is no longer among the verification keys', async () => {
     const keys = new Map([[current.key.kid, current.publicKey]]);
-    const rotating = new AccessTokenVerifier({ keys: new StaticKeySource(keys), issuer: 'iss', audience: 'aud', maxTtlSeconds: 3600, clockSkewSeconds: 30 });
+    const rotating = new AccessTokenVerifier({
+      keys: new StaticKeySource(keys),
+      issuer: 'iss',
+      audience: 'aud',
+      maxTtlSeconds: 3600,
+      clockSkewSeconds: 30,
+    });
     const token = await mint();
     expect(await codeOf(() => rotating.verify(token, NOW))).toBe('accepted');
     keys.delete(current.key.kid);
@@ -119,7 +125,16 @@ describe('a token whose signature verified before (remembered, so a client\'s ev
   });
 
   it('remembers a bounded number of tokens and still verifies the ones it forgot', async () => {
-    const small = new AccessTokenVerifier({ keys: new StaticKeySource(new Map([[current.key.kid, current.publicKey]])), issuer: 'iss', audience: 'aud', maxTtlSeconds: 3600, clockSkewSeconds: 30 }, 2);
+    const small = new AccessTokenVerifier(
+      {
+        keys: new StaticKeySource(new Map([[current.key.kid, current.publicKey]])),
+        issuer: 'iss',
+        audience: 'aud',
+        maxTtlSeconds: 3600,
+        clockSkewSeconds: 30,
+      },
+      2,
+    );
     const tokens = [await mint(), await mint(), await mint()];
     for (const token of [...tokens, ...tokens]) {
       expect(await codeOf(() => small.verify(token, NOW))).toBe('accepted');
@@ -131,7 +146,12 @@ describe('a token whose signature verified before (remembered, so a client\'s ev
 describe('tokens not bound to one workspace', () => {
   it('yields the allowed workspaces of a `wss` token, and no bound workspace', async () => {
     const token = await mintAccessToken(current.key, {
-      issuer: 'iss', audience: 'aud', workspaceId: ['ws-1', 'ws-2'], subject: 'svc', ttlSeconds: 900, now: NOW,
+      issuer: 'iss',
+      audience: 'aud',
+      workspaceId: ['ws-1', 'ws-2'],
+      subject: 'svc',
+      ttlSeconds: 900,
+      now: NOW,
     });
     expect(await verifier.verify(token, NOW)).toMatchObject({ workspaceId: null, allowedWorkspaces: ['ws-1', 'ws-2'] });
   });

@@ -151,7 +151,10 @@ export class Authenticator {
       return;
     }
     req.res.once('close', () => {
-      void this.fingerprints.matches(value).then((stored) => stored && report(req), () => undefined);
+      void this.fingerprints.matches(value).then(
+        (stored) => stored && report(req),
+        () => undefined,
+      );
     });
   }
 

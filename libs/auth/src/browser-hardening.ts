@@ -4,8 +4,26 @@ import helmet from 'helmet';
 import { ANSWER_HEADERS } from '@wrs/problem';
 
 /** Headers a browser may read from our answers, beyond the CORS-safelisted ones. */
-const EXPOSED_HEADERS = ['X-Request-ID', 'ETag', 'Location', 'Idempotent-Replayed', 'Retry-After', 'Allow', 'RateLimit', 'RateLimit-Policy'];
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'Last-Event-ID', 'X-CSRF-Token', 'X-Request-ID', 'X-Service-Workspace-ID'];
+const EXPOSED_HEADERS = [
+  'X-Request-ID',
+  'ETag',
+  'Location',
+  'Idempotent-Replayed',
+  'Retry-After',
+  'Allow',
+  'RateLimit',
+  'RateLimit-Policy',
+];
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'If-Match',
+  'Last-Event-ID',
+  'X-CSRF-Token',
+  'X-Request-ID',
+  'X-Service-Workspace-ID',
+];
 
 /** What every answer needs, page or not (ANSWER_HEADERS, which the edge's own answers carry too). */
 const ANSWER_HEADER_ENTRIES = Object.entries(ANSWER_HEADERS);

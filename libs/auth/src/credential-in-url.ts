@@ -3,8 +3,23 @@ import { ProblemError } from '@wrs/problem';
 
 /** Query parameters that carry credentials by convention: never accepted, whatever their value. */
 const CREDENTIAL_PARAMETERS = new Set([
-  'access_token', 'token', 'id_token', 'refresh_token', 'jwt', 'auth', 'authorization', 'bearer',
-  'api_key', 'apikey', 'api-key', 'key', 'secret', 'client_secret', 'password', 'session', 'csrf_token',
+  'access_token',
+  'token',
+  'id_token',
+  'refresh_token',
+  'jwt',
+  'auth',
+  'authorization',
+  'bearer',
+  'api_key',
+  'apikey',
+  'api-key',
+  'key',
+  'secret',
+  'client_secret',
+  'password',
+  'session',
+  'csrf_token',
 ]);
 
 /**

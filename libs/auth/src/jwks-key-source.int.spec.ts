@@ -58,13 +58,23 @@ describe('keys from a JWKS URL (ES256, RS256, EdDSA; rotation by kid)', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   const verifierWith = (source: JwksKeySource): AccessTokenVerifier =>
-    new AccessTokenVerifier({ keys: source, issuer: 'workload-run-service-dev', audience: 'workload-run-service', maxTtlSeconds: 3600, clockSkewSeconds: 30 });
+    new AccessTokenVerifier({
+      keys: source,
+      issuer: 'workload-run-service-dev',
+      audience: 'workload-run-service',
+      maxTtlSeconds: 3600,
+      clockSkewSeconds: 30,
+    });
 
   it('verifies tokens signed with each allowed algorithm', async () => {
     const source = new JwksKeySource(url, { refreshMs: 600_000, minRefreshMs: 0 });
     await source.start();
     const verifier = verifierWith(source);
-    for (const [alg, pair] of [['ES256', es], ['RS256', rsa], ['EdDSA', ed]] as const) {
+    for (const [alg, pair] of [
+      ['ES256', es],
+      ['RS256', rsa],
+      ['EdDSA', ed],
+    ] as const) {
       const token = signJwt({ alg, typ: 'at+jwt', kid: keyIdOf(pair.publicKey) }, accessClaims('ws-1'), pair.privateKey);
       expect((await verifier.verify(token)).workspaceId).toBe('ws-1');
     }

@@ -14,7 +14,10 @@ export const CLOCK_SKEW_SECONDS = TOKEN_CLOCK_SKEW_SECONDS;
 /** Reads PEM public keys from a comma-separated list of files; each key's id is its thumbprint. */
 export function readPublicKeys(files: string): Map<string, KeyObject> {
   const keys = new Map<string, KeyObject>();
-  for (const file of files.split(',').map((f) => f.trim()).filter(Boolean)) {
+  for (const file of files
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean)) {
     let key: KeyObject;
     try {
       key = createPublicKey(readFileSync(file));
@@ -72,9 +75,7 @@ export function checkVerificationKeys(config: Pick<TokenVerificationConfig, 'pub
 }
 
 /** The verifier a service uses: keys from a JWKS URL if configured, else from PEM files. */
-export async function createVerifier(
-  config: TokenVerificationConfig,
-): Promise<{ verifier: AccessTokenVerifier; stop(): void }> {
+export async function createVerifier(config: TokenVerificationConfig): Promise<{ verifier: AccessTokenVerifier; stop(): void }> {
   let keys: KeySource;
   let stop = (): void => undefined;
   if (config.jwksUrl) {

@@ -1,9 +1,4 @@
-export type TokenErrorCode =
-  | 'token_malformed'
-  | 'token_invalid_signature'
-  | 'token_expired'
-  | 'token_claims_invalid'
-  | 'token_revoked';
+export type TokenErrorCode = 'token_malformed' | 'token_invalid_signature' | 'token_expired' | 'token_claims_invalid' | 'token_revoked';
 
 export class TokenError extends Error {
   constructor(

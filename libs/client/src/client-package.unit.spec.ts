@@ -30,7 +30,9 @@ describe('the packaged client', () => {
   it('type-checks and loads in a project that installed only it', () => {
     const built = join(dir, 'built');
     execFileSync(process.execPath, [join(ROOT, 'scripts/client-package.mjs'), built], { stdio: 'pipe' });
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', built, '--json', '--pack-destination', dir], { encoding: 'utf8' })) as { filename: string }[];
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', built, '--json', '--pack-destination', dir], { encoding: 'utf8' })) as {
+      filename: string;
+    }[];
 
     const project = join(dir, 'project');
     const installed = join(project, 'node_modules/@workload-run-service/client');
@@ -38,14 +40,28 @@ describe('the packaged client', () => {
     execFileSync('tar', ['xzf', join(dir, packed?.filename ?? ''), '-C', installed, '--strip-components=1']);
     writeFileSync(join(project, 'consumer.ts'), CONSUMER);
 
-    const tsc = [join(ROOT, 'node_modules/typescript/bin/tsc'), '--strict', '--noEmit', '--module', 'commonjs', '--moduleResolution', 'node', '--target', 'es2022'];
+    const tsc = [
+      join(ROOT, 'node_modules/typescript/bin/tsc'),
+      '--strict',
+      '--noEmit',
+      '--module',
+      'commonjs',
+      '--moduleResolution',
+      'node',
+      '--target',
+      'es2022',
+    ];
     const typeRoots = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types'), 'consumer.ts'];
     execFileSync(process.execPath, [...tsc, ...typeRoots], { cwd: project, stdio: 'pipe' });
 
-    const loaded = execFileSync(process.execPath, ['-e', "const c = require('@workload-run-service/client'); console.log(typeof c.WrsClient, c.PINNED_CONTRACT_VERSION)"], {
-      cwd: project,
-      encoding: 'utf8',
-    });
+    const loaded = execFileSync(
+      process.execPath,
+      ['-e', "const c = require('@workload-run-service/client'); console.log(typeof c.WrsClient, c.PINNED_CONTRACT_VERSION)"],
+      {
+        cwd: project,
+        encoding: 'utf8',
+      },
+    );
     expect(loaded.trim()).toMatch(/^function \d+\.\d+\.\d+$/);
 
     // An ES module's named imports (docs/client.md's example) are found only if Node's CommonJS lexer sees them.

@@ -35,7 +35,9 @@ export class WrsClient {
 
   /** GET /version (public). */
   async version(): Promise<ApiResult<SuccessBody<'/version', 'get', 200>>> {
-    return result(await this.transport.send({ method: 'GET', path: '/version', accept: 'application/json', authenticated: false, retrySafe: true }));
+    return result(
+      await this.transport.send({ method: 'GET', path: '/version', accept: 'application/json', authenticated: false, retrySafe: true }),
+    );
   }
 
   /** Checks the deployed contract against the pinned one (the spec's first call); throws when they do not fit. */
@@ -49,7 +51,15 @@ export class WrsClient {
 
   /** GET /workspaces/current. */
   async workspace(): Promise<ApiResult<SuccessBody<'/workspaces/current', 'get', 200>>> {
-    return result(await this.transport.send({ method: 'GET', path: '/workspaces/current', accept: 'application/json', authenticated: true, retrySafe: true }));
+    return result(
+      await this.transport.send({
+        method: 'GET',
+        path: '/workspaces/current',
+        accept: 'application/json',
+        authenticated: true,
+        retrySafe: true,
+      }),
+    );
   }
 
   /**
@@ -68,7 +78,11 @@ export class WrsClient {
       retrySafe: true,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return { ...result<SuccessBody<'/runs', 'post', 201>>(answer), idempotencyKey, replayed: answer.headers.get('idempotent-replayed') === 'true' };
+    return {
+      ...result<SuccessBody<'/runs', 'post', 201>>(answer),
+      idempotencyKey,
+      replayed: answer.headers.get('idempotent-replayed') === 'true',
+    };
   }
 
   /** GET /runs/{runId}. */
@@ -89,7 +103,10 @@ export class WrsClient {
    * GET /runs: the workspace's runs, newest first, one page (`nextCursor` for the next). A client that
    * lost a create's answer finds its run with `{ idempotencyKey }`.
    */
-  async listRuns(filter: ListRunsFilter = {}, options: { signal?: AbortSignal } = {}): Promise<ApiResult<SuccessBody<'/runs', 'get', 200>>> {
+  async listRuns(
+    filter: ListRunsFilter = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ApiResult<SuccessBody<'/runs', 'get', 200>>> {
     const { labels, label, ...query } = filter;
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {
@@ -144,5 +161,11 @@ export class WrsClient {
 }
 
 function result<T>(answer: Answer): ApiResult<T> {
-  return { value: answer.json as T, status: answer.status, requestId: answer.requestId, attempts: answer.attempts, headers: answer.headers };
+  return {
+    value: answer.json as T,
+    status: answer.status,
+    requestId: answer.requestId,
+    attempts: answer.attempts,
+    headers: answer.headers,
+  };
 }

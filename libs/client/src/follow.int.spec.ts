@@ -10,7 +10,9 @@ const event = (id: number, type: string, data: object = { at: '2026-11-22T00:00:
   `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify({ type, runId: RUN, workspaceId: 'ws', time: '2026-11-22T00:00:00.000Z', data })}\n\n`;
 
 /** A loopback SSE server whose n-th connection is answered by the n-th script; it records each request's headers. */
-async function sseServer(scripts: ((res: ServerResponse) => void)[]): Promise<{ url: string; seen: IncomingHttpHeaders[]; close: () => void }> {
+async function sseServer(
+  scripts: ((res: ServerResponse) => void)[],
+): Promise<{ url: string; seen: IncomingHttpHeaders[]; close: () => void }> {
   const seen: IncomingHttpHeaders[] = [];
   const server = createServer((req, res) => {
     seen.push(req.headers);
@@ -49,20 +51,29 @@ function recordingClock(): Clock & { sleeps: number[] } {
 }
 
 describe('follow(): resuming an event stream', () => {
-  it('after a dropped connection, waits the server\'s retry: time and resumes with Last-Event-ID; a reset is handed on; ends at the terminal event', async () => {
+  it("after a dropped connection, waits the server's retry: time and resumes with Last-Event-ID; a reset is handed on; ends at the terminal event", async () => {
     const server = await sseServer([
       (res) => {
-        stream(res).write(`retry: 1234\n\n${event(1, 'run.created', { x: 1 })}${event(2, 'run.dispatched')}id: 3\nevent: run.started\ndata: {"half`);
+        stream(res).write(
+          `retry: 1234\n\n${event(1, 'run.created', { x: 1 })}${event(2, 'run.dispatched')}id: 3\nevent: run.started\ndata: {"half`,
+        );
         setTimeout(() => res.socket?.destroy(), 50);
       },
       (res) => {
-        stream(res).end(`${event(4, 'unknown.future_event')}event: reset\nid: 6\ndata: ${JSON.stringify({ type: 'reset', data: { reason: 'events_removed', firstAvailableId: 7, run: { state: 'running', terminal: false } } })}\n\n${event(7, 'run.succeeded', { exitCode: 0 })}${event(8, 'run.log')}`);
+        stream(res).end(
+          `${event(4, 'unknown.future_event')}event: reset\nid: 6\ndata: ${JSON.stringify({ type: 'reset', data: { reason: 'events_removed', firstAvailableId: 7, run: { state: 'running', terminal: false } } })}\n\n${event(7, 'run.succeeded', { exitCode: 0 })}${event(8, 'run.log')}`,
+        );
       },
     ]);
     const clock = recordingClock();
     try {
       const items = await collect(server.url, clock);
-      expect(items.map((i) => `${i.id} ${i.kind === 'event' ? i.event.type : 'reset'}`)).toEqual(['1 run.created', '2 run.dispatched', '6 reset', '7 run.succeeded']);
+      expect(items.map((i) => `${i.id} ${i.kind === 'event' ? i.event.type : 'reset'}`)).toEqual([
+        '1 run.created',
+        '2 run.dispatched',
+        '6 reset',
+        '7 run.succeeded',
+      ]);
       expect(server.seen.map((h) => h['last-event-id'])).toEqual([undefined, '2']);
       expect(clock.sleeps).toEqual([1234]);
       expect(server.seen.every((h) => h.authorization === 'Bearer t' && h.accept === 'text/event-stream')).toBe(true);
@@ -113,7 +124,10 @@ describe('follow(): resuming an event stream', () => {
     const items: FollowItem[] = [];
     try {
       const following = (async () => {
-        for await (const item of followRun({ transport, clock, random: () => 0, policy: DEFAULT_RETRY_POLICY }, RUN, { signal: abort.signal, idleTimeoutMs: 600_000 })) {
+        for await (const item of followRun({ transport, clock, random: () => 0, policy: DEFAULT_RETRY_POLICY }, RUN, {
+          signal: abort.signal,
+          idleTimeoutMs: 600_000,
+        })) {
           items.push(item);
           setTimeout(() => abort.abort(new Error('stop')), 100);
         }

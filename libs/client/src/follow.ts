@@ -27,7 +27,16 @@ export interface FollowContext {
 }
 
 const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<RunEventType>([
-  'run.created', 'run.waiting', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed', 'run.cancel_requested', 'run.canceled',
+  'run.created',
+  'run.waiting',
+  'run.dispatched',
+  'run.dispatch_refused',
+  'run.started',
+  'run.log',
+  'run.succeeded',
+  'run.failed',
+  'run.cancel_requested',
+  'run.canceled',
 ]);
 /** What the server's `retry:` says before it has said anything. */
 const DEFAULT_RECONNECT_MS = 1000;
@@ -102,7 +111,12 @@ export async function* followRun(context: FollowContext, runId: string, options:
 }
 
 /** The stream's events as they complete, cutting the connection when it goes quiet for too long. */
-async function* readMessages(response: Response, abort: AbortController, parser: SseParser, idleTimeoutMs: number): AsyncGenerator<SseMessage> {
+async function* readMessages(
+  response: Response,
+  abort: AbortController,
+  parser: SseParser,
+  idleTimeoutMs: number,
+): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   let idle = setTimeout(() => abort.abort(new Error('the event stream went quiet')), idleTimeoutMs);
   try {

@@ -13,14 +13,19 @@ describe('backoff with full jitter', () => {
     });
   });
 
-  it('never waits less than the server\'s Retry-After, even when the jitter draws less', () => {
+  it("never waits less than the server's Retry-After, even when the jitter draws less", () => {
     expect(backoffDelayMs(policy, 1, () => 0, 3000)).toBe(3000);
     expect(backoffDelayMs(policy, 5, () => almostOne, 200)).toBe(999);
   });
 });
 
 describe('when to give up', () => {
-  const at = (attempts: number, nowMs: number, retryAfterMs?: number) => ({ attempts, startedAtMs: 10_000, nowMs: 10_000 + nowMs, retryAfterMs });
+  const at = (attempts: number, nowMs: number, retryAfterMs?: number) => ({
+    attempts,
+    startedAtMs: 10_000,
+    nowMs: 10_000 + nowMs,
+    retryAfterMs,
+  });
 
   it('stops after maxAttempts requests in all', () => {
     expect(nextRetryDelayMs(policy, at(4, 0), () => 0)).toBe(0);

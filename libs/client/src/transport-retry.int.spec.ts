@@ -21,7 +21,11 @@ function virtualClock(): Clock & { sleeps: number[]; elapsed: () => number } {
 }
 
 /** A loopback server that answers every request the same way and remembers what it was sent. */
-async function answering(status: number, headers: Record<string, string>, body: unknown): Promise<{ url: string; seen: IncomingHttpHeaders[]; server: Server }> {
+async function answering(
+  status: number,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ url: string; seen: IncomingHttpHeaders[]; server: Server }> {
   const seen: IncomingHttpHeaders[] = [];
   const server = createServer((req, res) => {
     seen.push(req.headers);
@@ -32,10 +36,25 @@ async function answering(status: number, headers: Record<string, string>, body: 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`, seen, server };
 }
 
-const problem = (status: number, code: string, retryable: boolean) => ({ type: `urn:x:${code}`, title: code, status, code, requestId: 'server-id', retryable });
-const keyedCreate = { method: 'POST', path: '/runs', body: {}, headers: { 'idempotency-key': 'k-1' }, accept: 'application/json', authenticated: true, retrySafe: true } as const;
+const problem = (status: number, code: string, retryable: boolean) => ({
+  type: `urn:x:${code}`,
+  title: code,
+  status,
+  code,
+  requestId: 'server-id',
+  retryable,
+});
+const keyedCreate = {
+  method: 'POST',
+  path: '/runs',
+  body: {},
+  headers: { 'idempotency-key': 'k-1' },
+  accept: 'application/json',
+  authenticated: true,
+  retrySafe: true,
+} as const;
 
-describe('the transport\'s retry loop, with a virtual clock and a real socket', () => {
+describe("the transport's retry loop, with a virtual clock and a real socket", () => {
   const servers: Server[] = [];
   afterAll(() => servers.forEach((s) => s.close()));
 
@@ -43,7 +62,13 @@ describe('the transport\'s retry loop, with a virtual clock and a real socket', 
     const { url, seen, server } = await answering(429, { 'retry-after': '7' }, problem(429, 'rate_limited', true));
     servers.push(server);
     const clock = virtualClock();
-    const transport = new Transport({ baseUrl: url, token: 't0ken', clock, random: () => 0.99, retry: { maxAttempts: 100, baseDelayMs: 100, maxDelayMs: 1000, maxElapsedMs: 30_000 } });
+    const transport = new Transport({
+      baseUrl: url,
+      token: 't0ken',
+      clock,
+      random: () => 0.99,
+      retry: { maxAttempts: 100, baseDelayMs: 100, maxDelayMs: 1000, maxElapsedMs: 30_000 },
+    });
     const error = await transport.send(keyedCreate).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WrsApiError);
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', requestId: 'server-id', attempts: 5 });
@@ -56,7 +81,13 @@ describe('the transport\'s retry loop, with a virtual clock and a real socket', 
     const { url, seen, server } = await answering(503, {}, problem(503, 'dependency_unavailable', true));
     servers.push(server);
     const clock = virtualClock();
-    const transport = new Transport({ baseUrl: url, token: 't0ken', clock, random: () => 0.5, retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 10_000, maxElapsedMs: 60_000 } });
+    const transport = new Transport({
+      baseUrl: url,
+      token: 't0ken',
+      clock,
+      random: () => 0.5,
+      retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 10_000, maxElapsedMs: 60_000 },
+    });
     await expect(transport.send(keyedCreate)).rejects.toMatchObject({ status: 503, attempts: 4 });
     expect(seen).toHaveLength(4);
     expect(clock.sleeps).toEqual([50, 100, 200]);
@@ -66,10 +97,15 @@ describe('the transport\'s retry loop, with a virtual clock and a real socket', 
     const fatal = await answering(500, {}, problem(500, 'internal_error', false));
     servers.push(fatal.server);
     const clock = virtualClock();
-    await expect(new Transport({ baseUrl: fatal.url, token: 't0ken', clock }).send(keyedCreate)).rejects.toMatchObject({ status: 500, attempts: 1 });
+    await expect(new Transport({ baseUrl: fatal.url, token: 't0ken', clock }).send(keyedCreate)).rejects.toMatchObject({
+      status: 500,
+      attempts: 1,
+    });
     const limited = await answering(429, { 'retry-after': '1' }, problem(429, 'rate_limited', true));
     servers.push(limited.server);
-    await expect(new Transport({ baseUrl: limited.url, token: 't0ken', clock }).send({ ...keyedCreate, retrySafe: false })).rejects.toMatchObject({ status: 429, attempts: 1 });
+    await expect(
+      new Transport({ baseUrl: limited.url, token: 't0ken', clock }).send({ ...keyedCreate, retrySafe: false }),
+    ).rejects.toMatchObject({ status: 429, attempts: 1 });
     expect(clock.sleeps).toEqual([]);
   });
 
@@ -80,7 +116,13 @@ describe('the transport\'s retry loop, with a virtual clock and a real socket', 
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const clock = virtualClock();
-    const transport = new Transport({ baseUrl: `http://127.0.0.1:${port}/api/v1`, token: 'secret-t0ken', clock, random: () => 0, retry: { maxAttempts: 3 } });
+    const transport = new Transport({
+      baseUrl: `http://127.0.0.1:${port}/api/v1`,
+      token: 'secret-t0ken',
+      clock,
+      random: () => 0,
+      retry: { maxAttempts: 3 },
+    });
     const error = (await transport.send(keyedCreate).catch((e: unknown) => e)) as WrsNetworkError;
     expect(error).toBeInstanceOf(WrsNetworkError);
     expect(error.attempts).toBe(1);
@@ -92,7 +134,13 @@ describe('the transport\'s retry loop, with a virtual clock and a real socket', 
 
   it('reports a port fetch never connects to (WHATWG bad port) at once, without retries', async () => {
     const clock = virtualClock();
-    const transport = new Transport({ baseUrl: 'http://127.0.0.1:9/api/v1', token: 'secret-t0ken', clock, random: () => 0, retry: { maxAttempts: 3 } });
+    const transport = new Transport({
+      baseUrl: 'http://127.0.0.1:9/api/v1',
+      token: 'secret-t0ken',
+      clock,
+      random: () => 0,
+      retry: { maxAttempts: 3 },
+    });
     const error = (await transport.send(keyedCreate).catch((e: unknown) => e)) as WrsNetworkError;
     expect(error).toBeInstanceOf(WrsNetworkError);
     expect(error.attempts).toBe(1);

@@ -79,9 +79,14 @@ export class Transport {
       if (outcome.kind === 'answer') {
         return outcome.answer;
       }
-      const delay = outcome.retryable && request.retrySafe
-        ? nextRetryDelayMs(this.policy, { attempts, startedAtMs, nowMs: this.clock.now(), retryAfterMs: outcome.retryAfterMs }, this.random)
-        : undefined;
+      const delay =
+        outcome.retryable && request.retrySafe
+          ? nextRetryDelayMs(
+              this.policy,
+              { attempts, startedAtMs, nowMs: this.clock.now(), retryAfterMs: outcome.retryAfterMs },
+              this.random,
+            )
+          : undefined;
       if (delay === undefined) {
         throw outcome.error;
       }
@@ -105,7 +110,10 @@ export class Transport {
       const answeredId = response.headers.get('x-request-id') ?? requestId;
       if (response.ok && request.stream) {
         clearTimeout(timer);
-        return { kind: 'answer', answer: { status: response.status, headers: response.headers, requestId: answeredId, attempts, json: undefined, response, abort } };
+        return {
+          kind: 'answer',
+          answer: { status: response.status, headers: response.headers, requestId: answeredId, attempts, json: undefined, response, abort },
+        };
       }
       const text = await response.text();
       const json = parseJson(text, response.headers.get('content-type'));
@@ -118,15 +126,26 @@ export class Transport {
         throw request.signal.reason;
       }
       // undici's TypeError('fetch failed') says little; its cause names the socket error.
-      const reason = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
+      const reason =
+        error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
       if (isRefused(error)) {
         // Nothing listens at the base URL: no server got the request, and none will answer a retry
         // soon. The spec retries answers (429, retryable 5xx); reporting at once beats 8 silent tries.
-        return { kind: 'failure', retryable: false, retryAfterMs: undefined, error: new WrsNetworkError(`${reason} (nothing listens at ${this.baseUrl}; not retried)`, requestId, attempts) };
+        return {
+          kind: 'failure',
+          retryable: false,
+          retryAfterMs: undefined,
+          error: new WrsNetworkError(`${reason} (nothing listens at ${this.baseUrl}; not retried)`, requestId, attempts),
+        };
       }
       if (isBadPort(error)) {
         // fetch refuses ports on the WHATWG "bad port" list before connecting: no retry can succeed.
-        return { kind: 'failure', retryable: false, retryAfterMs: undefined, error: new WrsNetworkError(`${reason} (fetch never connects to the port of ${this.baseUrl}; not retried)`, requestId, attempts) };
+        return {
+          kind: 'failure',
+          retryable: false,
+          retryAfterMs: undefined,
+          error: new WrsNetworkError(`${reason} (fetch never connects to the port of ${this.baseUrl}; not retried)`, requestId, attempts),
+        };
       }
       return { kind: 'failure', retryable: true, retryAfterMs: undefined, error: new WrsNetworkError(reason, requestId, attempts) };
     } finally {
@@ -156,7 +175,12 @@ export class Transport {
   }
 
   private async headersFor(request: OutgoingRequest, requestId: string): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { accept: request.accept, 'user-agent': USER_AGENT, 'x-request-id': requestId, ...request.headers };
+    const headers: Record<string, string> = {
+      accept: request.accept,
+      'user-agent': USER_AGENT,
+      'x-request-id': requestId,
+      ...request.headers,
+    };
     if (request.body !== undefined) {
       headers['content-type'] = 'application/json';
     }
@@ -220,5 +244,10 @@ function parseJson(text: string, contentType: string | null): unknown {
 }
 
 function isProblem(value: unknown): value is Problem {
-  return typeof value === 'object' && value !== null && typeof (value as Problem).code === 'string' && typeof (value as Problem).status === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Problem).code === 'string' &&
+    typeof (value as Problem).status === 'number'
+  );
 }

@@ -14,34 +14,75 @@ export class WebhooksClient {
 
   /** POST /webhooks: the answer's `secret` is shown this once. */
   async create(request: CreateWebhookRequest): Promise<ApiResult<SuccessBody<'/webhooks', 'post', 201>>> {
-    return resultOf(await this.transport.send({ method: 'POST', path: '/webhooks', body: request, accept: 'application/json', authenticated: true, retrySafe: false }));
+    return resultOf(
+      await this.transport.send({
+        method: 'POST',
+        path: '/webhooks',
+        body: request,
+        accept: 'application/json',
+        authenticated: true,
+        retrySafe: false,
+      }),
+    );
   }
 
   /** GET /webhooks. */
   async list(): Promise<ApiResult<SuccessBody<'/webhooks', 'get', 200>>> {
-    return resultOf(await this.transport.send({ method: 'GET', path: '/webhooks', accept: 'application/json', authenticated: true, retrySafe: true }));
+    return resultOf(
+      await this.transport.send({ method: 'GET', path: '/webhooks', accept: 'application/json', authenticated: true, retrySafe: true }),
+    );
   }
 
   /** GET /webhooks/{webhookId}. */
   async get(webhookId: string): Promise<ApiResult<SuccessBody<'/webhooks/{webhookId}', 'get', 200>>> {
-    return resultOf(await this.transport.send({ method: 'GET', path: pathOf(webhookId), accept: 'application/json', authenticated: true, retrySafe: true }));
+    return resultOf(
+      await this.transport.send({
+        method: 'GET',
+        path: pathOf(webhookId),
+        accept: 'application/json',
+        authenticated: true,
+        retrySafe: true,
+      }),
+    );
   }
 
   /** DELETE /webhooks/{webhookId}; a retried delete whose first answer was lost ends in a 404 `webhook_not_found`. */
   async remove(webhookId: string): Promise<ApiResult<undefined>> {
-    return resultOf(await this.transport.send({ method: 'DELETE', path: pathOf(webhookId), accept: 'application/json', authenticated: true, retrySafe: true }));
+    return resultOf(
+      await this.transport.send({
+        method: 'DELETE',
+        path: pathOf(webhookId),
+        accept: 'application/json',
+        authenticated: true,
+        retrySafe: true,
+      }),
+    );
   }
 
   /** POST /webhooks/{webhookId}:rotate-secret: the new secret is in this answer only. */
   async rotateSecret(webhookId: string): Promise<ApiResult<SuccessBody<'/webhooks/{webhookId}:rotate-secret', 'post', 200>>> {
     return resultOf(
-      await this.transport.send({ method: 'POST', path: `${pathOf(webhookId)}:rotate-secret`, accept: 'application/json', authenticated: true, retrySafe: false }),
+      await this.transport.send({
+        method: 'POST',
+        path: `${pathOf(webhookId)}:rotate-secret`,
+        accept: 'application/json',
+        authenticated: true,
+        retrySafe: false,
+      }),
     );
   }
 
   /** GET /webhooks/{webhookId}/deliveries: the latest deliveries, newest first. */
   async deliveries(webhookId: string): Promise<ApiResult<SuccessBody<'/webhooks/{webhookId}/deliveries', 'get', 200>>> {
-    return resultOf(await this.transport.send({ method: 'GET', path: `${pathOf(webhookId)}/deliveries`, accept: 'application/json', authenticated: true, retrySafe: true }));
+    return resultOf(
+      await this.transport.send({
+        method: 'GET',
+        path: `${pathOf(webhookId)}/deliveries`,
+        accept: 'application/json',
+        authenticated: true,
+        retrySafe: true,
+      }),
+    );
   }
 }
 
@@ -50,5 +91,11 @@ function pathOf(webhookId: string): string {
 }
 
 function resultOf<T>(answer: Answer): ApiResult<T> {
-  return { value: answer.json as T, status: answer.status, requestId: answer.requestId, attempts: answer.attempts, headers: answer.headers };
+  return {
+    value: answer.json as T,
+    status: answer.status,
+    requestId: answer.requestId,
+    attempts: answer.attempts,
+    headers: answer.headers,
+  };
 }

@@ -17,9 +17,7 @@ export function loadConfig<T extends object>(schema: new () => T, env: Record<st
   const config = plainToInstance(schema, env, { exposeDefaultValues: true, enableImplicitConversion: false });
   const errors = validateSync(config, { whitelist: true, forbidUnknownValues: false });
   if (errors.length > 0) {
-    throw new ConfigError(
-      errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? { invalid: 'is invalid' }).join('; ')}`),
-    );
+    throw new ConfigError(errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? { invalid: 'is invalid' }).join('; ')}`));
   }
   return config;
 }

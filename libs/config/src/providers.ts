@@ -2,9 +2,7 @@ import { PULL_POLICIES, type ProviderOffer } from '@wrs/domain';
 import { ConfigError } from './load-config';
 
 /** Offered when PROVIDERS_JSON is not set: the simulator alone, in two regions. */
-export const DEFAULT_PROVIDER_OFFERS: readonly ProviderOffer[] = [
-  { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 0 },
-];
+export const DEFAULT_PROVIDER_OFFERS: readonly ProviderOffer[] = [{ provider: 'simulator', regions: ['local-1', 'local-2'], priority: 0 }];
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const MAX_PULL_TIMEOUT_SECONDS = 3600;
@@ -67,6 +65,8 @@ function pullSettingsValid(v: Record<string, unknown>): boolean {
     (v['kind'] ?? v['provider']) === 'container' &&
     (pullPolicy === undefined || (PULL_POLICIES as readonly unknown[]).includes(pullPolicy)) &&
     (pullTimeoutSeconds === undefined ||
-      (Number.isInteger(pullTimeoutSeconds) && (pullTimeoutSeconds as number) >= 1 && (pullTimeoutSeconds as number) <= MAX_PULL_TIMEOUT_SECONDS))
+      (Number.isInteger(pullTimeoutSeconds) &&
+        (pullTimeoutSeconds as number) >= 1 &&
+        (pullTimeoutSeconds as number) <= MAX_PULL_TIMEOUT_SECONDS))
   );
 }

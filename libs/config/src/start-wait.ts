@@ -20,7 +20,15 @@ export async function waitAtStart<T>(
       }
       // One line when the wait begins and one every 10 tries: enough to see what a service waits for.
       if (tries % 10 === 1) {
-        log(JSON.stringify({ level: 'info', msg: `waiting for ${what}`, tries, secondsLeft: Math.ceil(left / 1000), error: error instanceof Error ? error.message : String(error) }));
+        log(
+          JSON.stringify({
+            level: 'info',
+            msg: `waiting for ${what}`,
+            tries,
+            secondsLeft: Math.ceil(left / 1000),
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(1000, left)));
     }

@@ -122,7 +122,9 @@ export function stepProblems(before: unknown, after: unknown, changelog: readonl
   if (compareVersions(from, to) === 0) {
     return changes.length === 0 && sameDocument(before, after)
       ? []
-      : [`the contract changed but info.version is still ${name(to)}: bump it and add a CHANGELOG entry (${changes.length} changes, e.g. ${changes[0]?.description ?? 'text only'})`];
+      : [
+          `the contract changed but info.version is still ${name(to)}: bump it and add a CHANGELOG entry (${changes.length} changes, e.g. ${changes[0]?.description ?? 'text only'})`,
+        ];
   }
   const bump = bumpBetween(from, to);
   if (!bump) {

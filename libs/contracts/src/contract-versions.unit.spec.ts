@@ -22,7 +22,10 @@ describe('the contract is versioned: every change bumps info.version, with a CHA
   it('keeps the released contracts, each with a changelog entry', () => {
     expect(released.map((r) => r.version.join('.'))).toContain('0.2.0');
     for (const r of released) {
-      expect({ version: r.version.join('.'), inChangelog: changelog.includes(r.version.join('.')) }).toEqual({ version: r.version.join('.'), inChangelog: true });
+      expect({ version: r.version.join('.'), inChangelog: changelog.includes(r.version.join('.')) }).toEqual({
+        version: r.version.join('.'),
+        inChangelog: true,
+      });
     }
   });
 
@@ -56,10 +59,12 @@ describe('the rules, on changes made to the 0.2.0 contract', () => {
     expect(breaks((d) => delete d.paths['/version'])).toBe(true);
     expect(breaks((d) => delete d.paths['/runs'].get)).toBe(true);
     expect(breaks((d) => delete d.paths['/runs/{runId}'].get.responses['404'])).toBe(true);
-    expect(breaks((d) => {
-      delete schemas(d)['Run'].properties.logLines;
-      schemas(d)['Run'].required = schemas(d)['Run'].required.filter((f: string) => f !== 'logLines');
-    })).toBe(true);
+    expect(
+      breaks((d) => {
+        delete schemas(d)['Run'].properties.logLines;
+        schemas(d)['Run'].required = schemas(d)['Run'].required.filter((f: string) => f !== 'logLines');
+      }),
+    ).toBe(true);
     expect(breaks((d) => schemas(d)['Workload'].required.push('command'))).toBe(true);
     expect(breaks((d) => (schemas(d)['Run'].properties.exitCode = { type: 'string', nullable: true }))).toBe(true);
     expect(breaks((d) => schemas(d)['RunState'].enum.pop())).toBe(true); // also a request parameter's values
@@ -71,11 +76,13 @@ describe('the rules, on changes made to the 0.2.0 contract', () => {
     expect(breaks((d) => (schemas(d)['Run'].properties.note = { type: 'string' }))).toBe(false);
     expect(breaks((d) => schemas(d)['RunEventType'].enum.push('run.paused'))).toBe(false); // clients tolerate unknown kinds
     expect(breaks((d) => schemas(d)['Failure'].properties.code.enum.push('disk_full'))).toBe(false); // and unknown codes
-    expect(breaks((d) => {
-      schemas(d)['RunPausedEvent'] = { type: 'object', properties: { type: { type: 'string', enum: ['run.paused'] } } };
-      schemas(d)['RunEvent'].oneOf.push({ $ref: '#/components/schemas/RunPausedEvent' });
-      schemas(d)['RunEvent'].discriminator.mapping['run.paused'] = '#/components/schemas/RunPausedEvent';
-    })).toBe(false); // an event kind with its own schema
+    expect(
+      breaks((d) => {
+        schemas(d)['RunPausedEvent'] = { type: 'object', properties: { type: { type: 'string', enum: ['run.paused'] } } };
+        schemas(d)['RunEvent'].oneOf.push({ $ref: '#/components/schemas/RunPausedEvent' });
+        schemas(d)['RunEvent'].discriminator.mapping['run.paused'] = '#/components/schemas/RunPausedEvent';
+      }),
+    ).toBe(false); // an event kind with its own schema
     expect(breaks((d) => (d.paths['/runs/{runId}'].get.responses['410'] = { $ref: '#/components/responses/NotFound' }))).toBe(false);
     expect(breaks((d) => (d.paths['/runs/{runId}'].get.summary = 'Another summary.'))).toBe(false);
   });
@@ -84,7 +91,13 @@ describe('the rules, on changes made to the 0.2.0 contract', () => {
     const note = (d: Doc): void => void (schemas(d)['Run'].properties.note = { type: 'string' });
     expect(stepProblems(base, changed('0.2.0'), changelog)).toEqual([]);
     expect(stepProblems(base, changed('0.2.0', note), changelog).join()).toMatch(/still 0\.2\.0/);
-    expect(stepProblems(base, changed('0.2.0', (d) => (d.paths['/version'].get.summary = 'x')), changelog).join()).toMatch(/still 0\.2\.0/);
+    expect(
+      stepProblems(
+        base,
+        changed('0.2.0', (d) => (d.paths['/version'].get.summary = 'x')),
+        changelog,
+      ).join(),
+    ).toMatch(/still 0\.2\.0/);
     expect(stepProblems(base, changed('0.2.1', note), ['0.2.1'])).toEqual([]);
     expect(stepProblems(base, changed('0.2.1', note), []).join()).toMatch(/no "## 0\.2\.1" entry/);
     expect(stepProblems(base, changed('0.1.9', note), ['0.1.9']).join()).toMatch(/must increase/);

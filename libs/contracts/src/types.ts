@@ -39,7 +39,11 @@ export type ProblemCode = Schemas['ProblemCode'];
  * A contract type read-only all the way down: what a server builds from its read-only domain values
  * (a `readonly string[]` is not a `string[]`). Same properties, same types, so a changed schema still fails.
  */
-export type Immutable<T> = T extends (infer Item)[] ? readonly Immutable<Item>[] : T extends object ? { readonly [K in keyof T]: Immutable<T[K]> } : T;
+export type Immutable<T> = T extends (infer Item)[]
+  ? readonly Immutable<Item>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Immutable<T[K]> }
+    : T;
 
 /**
  * `U` with every property the contract type `T` lacks, at any depth, typed `never`: a `U` is assignable to it

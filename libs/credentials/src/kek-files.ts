@@ -6,13 +6,17 @@ import type { PublicKek } from './sealed-secret';
 
 /** `id:file.pem,id2:file2.pem` → entries in order; the first is the one new secrets are sealed with. */
 function parseList(variable: string, value: string): { id: string; file: string }[] {
-  const entries = value.split(',').map((e) => e.trim()).filter(Boolean).map((entry) => {
-    const [id, ...file] = entry.split(':');
-    if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || file.length === 0) {
-      throw new ConfigError([`${variable}: each entry must be <key id>:<PEM file>`]);
-    }
-    return { id, file: file.join(':') };
-  });
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [id, ...file] = entry.split(':');
+      if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || file.length === 0) {
+        throw new ConfigError([`${variable}: each entry must be <key id>:<PEM file>`]);
+      }
+      return { id, file: file.join(':') };
+    });
   if (entries.length === 0) {
     throw new ConfigError([`${variable}: names no key`]);
   }

@@ -17,8 +17,7 @@ export interface KubernetesCredential {
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export type KubernetesCredentialParse =
-  | { readonly ok: true; readonly credential: KubernetesCredential }
-  | { readonly ok: false; readonly problem: string };
+  { readonly ok: true; readonly credential: KubernetesCredential } | { readonly ok: false; readonly problem: string };
 
 /**
  * Parses a secret: the api checks it when it is stored, the worker when it opens it. A problem names

@@ -21,7 +21,10 @@ export interface EngineSearch {
  * silently using another would be a surprise. Otherwise Docker's socket, then Podman's rootful and
  * rootless sockets.
  */
-export function engineCandidates(env: Readonly<Record<string, string | undefined>>, uid = process.getuid?.() ?? 0): EngineCandidate[] | string {
+export function engineCandidates(
+  env: Readonly<Record<string, string | undefined>>,
+  uid = process.getuid?.() ?? 0,
+): EngineCandidate[] | string {
   if (env['CONTAINER_ENGINE_SOCKET']) {
     return [{ socket: env['CONTAINER_ENGINE_SOCKET'], source: 'CONTAINER_ENGINE_SOCKET' }];
   }

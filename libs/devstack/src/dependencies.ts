@@ -57,7 +57,9 @@ function tcpProblem(host: string, port: number, timeoutMs: number): Promise<stri
       socket.destroy();
       resolve(`no answer within ${timeoutMs} ms`);
     });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED' ? 'nothing listens there' : (error.code ?? error.message)));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code === 'ECONNREFUSED' ? 'nothing listens there' : (error.code ?? error.message)),
+    );
   });
 }
 

@@ -24,7 +24,10 @@ export async function startDevDependencies(
   engine: EngineCandidate,
   images: Record<DevDependencyKind, DevDependencyImage>,
 ): Promise<StartedDevDependencies> {
-  const planned = unreachable.map((dependency) => ({ dependency, spec: devContainerSpec(dependency.kind, dependency.url, images[dependency.kind]) }));
+  const planned = unreachable.map((dependency) => ({
+    dependency,
+    spec: devContainerSpec(dependency.kind, dependency.url, images[dependency.kind]),
+  }));
   const elsewhere = planned.filter((p) => typeof p.spec === 'string').map((p) => describeMissing(p.dependency, images[p.dependency.kind]));
   if (elsewhere.length > 0) {
     throw new MissingDependenciesError(elsewhere);

@@ -87,8 +87,15 @@ export function createOptions(spec: DevContainerSpec): ContainerCreateOptions {
 export function runCommand(spec: DevContainerSpec): string {
   const publish = spec.hostIp.includes(':') ? `[${spec.hostIp}]` : spec.hostIp;
   const args = [
-    'docker', 'run', '-d', '--name', spec.name, '--label', `${DEV_DEPENDENCY_LABEL}=${spec.kind}`,
-    '-p', `${publish}:${spec.hostPort}:${spec.containerPort}`,
+    'docker',
+    'run',
+    '-d',
+    '--name',
+    spec.name,
+    '--label',
+    `${DEV_DEPENDENCY_LABEL}=${spec.kind}`,
+    '-p',
+    `${publish}:${spec.hostPort}:${spec.containerPort}`,
     ...spec.env.flatMap((e) => ['-e', e]),
     spec.image,
     ...(spec.cmd ?? []),

@@ -66,7 +66,9 @@ async function pull(engine: Docker, image: string): Promise<string | undefined> 
   try {
     const stream = await engine.pull(image, { abortSignal: controller.signal });
     const lines = await new Promise<Array<{ error?: unknown; errorDetail?: { message?: unknown } }>>((resolve, reject) =>
-      engine.modem.followProgress(stream, (error: Error | null, output: Array<{ error?: unknown }>) => (error ? reject(error) : resolve(output))),
+      engine.modem.followProgress(stream, (error: Error | null, output: Array<{ error?: unknown }>) =>
+        error ? reject(error) : resolve(output),
+      ),
     );
     const failed = lines.find((line) => line.error !== undefined || line.errorDetail?.message !== undefined);
     return failed ? String(failed.errorDetail?.message ?? failed.error) : undefined;

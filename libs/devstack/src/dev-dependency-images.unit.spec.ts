@@ -15,10 +15,12 @@ describe('the images of the dev dependencies: one definition with docker/compose
   });
 
   it('refuses a compose file without one of the defaults, naming the variable', () => {
-    expect(() => composeImageDefaults('image: ${WRS_IMAGE_NATS:-nats:2}\nimage: ${WRS_IMAGE_REDIS:-redis:7}')).toThrow('WRS_IMAGE_POSTGRES');
+    expect(() => composeImageDefaults('image: ${WRS_IMAGE_NATS:-nats:2}\nimage: ${WRS_IMAGE_REDIS:-redis:7}')).toThrow(
+      'WRS_IMAGE_POSTGRES',
+    );
   });
 
-  it('takes the real compose.yaml\'s defaults, and a WRS_IMAGE_* variable over them', () => {
+  it("takes the real compose.yaml's defaults, and a WRS_IMAGE_* variable over them", () => {
     const defaults = devDependencyImages(COMPOSE, {});
     expect(defaults.nats).toEqual({ image: expect.stringMatching(/^nats:/), variable: 'WRS_IMAGE_NATS' });
     expect(defaults.postgres.image).toMatch(/^postgres:/);

@@ -57,7 +57,7 @@ export function planProviders(env: Readonly<Record<string, string | undefined>>,
     lines: [
       `providers: ${describe(DEFAULT_PROVIDER_OFFERS)}`,
       engineLine,
-      'RUNS ARE SIMULATED: the simulator starts no container and prints none of the workload\'s output.',
+      "RUNS ARE SIMULATED: the simulator starts no container and prints none of the workload's output.",
       ...GET_AN_ENGINE,
     ],
   };

@@ -3,7 +3,7 @@ import { passThroughEnv, passThroughVariables } from './pass-through';
 import { planProviders } from './provider-plan';
 
 describe('which container engine npm start uses', () => {
-  it('looks at Docker\'s socket, then Podman\'s rootful and rootless sockets', () => {
+  it("looks at Docker's socket, then Podman's rootful and rootless sockets", () => {
     expect(engineCandidates({ XDG_RUNTIME_DIR: '/run/user/1000' })).toEqual([
       { socket: '/var/run/docker.sock', source: "Docker's socket" },
       { socket: '/run/podman/podman.sock', source: "Podman's rootful socket" },
@@ -13,12 +13,19 @@ describe('which container engine npm start uses', () => {
 
   it('tries only the socket named by CONTAINER_ENGINE_SOCKET or DOCKER_HOST; a tcp DOCKER_HOST is explained', async () => {
     expect(engineCandidates({ DOCKER_HOST: 'unix:///x.sock' })).toEqual([{ socket: '/x.sock', source: 'DOCKER_HOST' }]);
-    expect(engineCandidates({ CONTAINER_ENGINE_SOCKET: '/y.sock', DOCKER_HOST: 'unix:///x.sock' })).toEqual([{ socket: '/y.sock', source: 'CONTAINER_ENGINE_SOCKET' }]);
-    expect(await findContainerEngine({ DOCKER_HOST: 'tcp://10.0.0.1:2375' })).toEqual({ found: undefined, tried: [expect.stringContaining('not a unix:// socket')] });
+    expect(engineCandidates({ CONTAINER_ENGINE_SOCKET: '/y.sock', DOCKER_HOST: 'unix:///x.sock' })).toEqual([
+      { socket: '/y.sock', source: 'CONTAINER_ENGINE_SOCKET' },
+    ]);
+    expect(await findContainerEngine({ DOCKER_HOST: 'tcp://10.0.0.1:2375' })).toEqual({
+      found: undefined,
+      tried: [expect.stringContaining('not a unix:// socket')],
+    });
   });
 
   it('takes the first that answers, and lists what the others said', async () => {
-    const search = await findContainerEngine({ XDG_RUNTIME_DIR: '/r' }, (socket) => Promise.resolve(socket === '/run/podman/podman.sock' ? undefined : 'no such socket'));
+    const search = await findContainerEngine({ XDG_RUNTIME_DIR: '/r' }, (socket) =>
+      Promise.resolve(socket === '/run/podman/podman.sock' ? undefined : 'no such socket'),
+    );
     expect(search.found?.socket).toBe('/run/podman/podman.sock');
     expect(search.tried).toEqual(["Docker's socket /var/run/docker.sock: no such socket"]);
   });
@@ -55,9 +62,17 @@ describe('the providers npm start offers', () => {
 });
 
 describe('what npm start hands on', () => {
-  it('every variable of the services\' schemas, except the ports and upstreams the stack sets', () => {
+  it("every variable of the services' schemas, except the ports and upstreams the stack sets", () => {
     const names = passThroughVariables();
-    for (const name of ['PROVIDERS_JSON', 'CONTAINER_ENGINE_SOCKET', 'LIMIT_ACTIVE_RUNS', 'SSE_HEARTBEAT_MS', 'CORS_ORIGINS', 'GATEWAY_IDLE_TIMEOUT_MS', 'SESSION_TTL_SECONDS']) {
+    for (const name of [
+      'PROVIDERS_JSON',
+      'CONTAINER_ENGINE_SOCKET',
+      'LIMIT_ACTIVE_RUNS',
+      'SSE_HEARTBEAT_MS',
+      'CORS_ORIGINS',
+      'GATEWAY_IDLE_TIMEOUT_MS',
+      'SESSION_TTL_SECONDS',
+    ]) {
       expect(names).toContain(name);
     }
     for (const name of ['PORT', 'METRICS_PORT', 'API_UPSTREAM', 'RELAY_UPSTREAM', 'HOME', 'DEV_KEYS_DIR']) {

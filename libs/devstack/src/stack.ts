@@ -49,7 +49,11 @@ export class LocalStack {
   }
 
   async start(): Promise<void> {
-    for (const [kind, fixed] of [['api', this.settings.apiPort], ['stream-relay', this.settings.relayPort], ['gateway', this.settings.gatewayPort]] as const) {
+    for (const [kind, fixed] of [
+      ['api', this.settings.apiPort],
+      ['stream-relay', this.settings.relayPort],
+      ['gateway', this.settings.gatewayPort],
+    ] as const) {
       if (fixed) {
         this.ports.set(kind, fixed);
       }
@@ -139,7 +143,10 @@ export class LocalStack {
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${service} did not say where it listens within ${this.startTimeoutMs()} ms`)), this.startTimeoutMs());
+      timer = setTimeout(
+        () => reject(new Error(`${service} did not say where it listens within ${this.startTimeoutMs()} ms`)),
+        this.startTimeoutMs(),
+      );
     });
     try {
       await Promise.race([announced, timeout]);
@@ -188,14 +195,23 @@ export class LocalStack {
     const metrics: Record<string, string> = { METRICS_PORT: '0' };
     const port = String(this.ports.get(service) ?? 0);
     const urls = (kind: 'api' | 'stream-relay'): string =>
-      this.instances(kind).map((name) => `http://127.0.0.1:${this.ports.get(name)}`).join(',');
+      this.instances(kind)
+        .map((name) => `http://127.0.0.1:${this.ports.get(name)}`)
+        .join(',');
     switch (kindOf(service)) {
       case 'api':
       case 'stream-relay':
         return { ...common, ...metrics, PORT: port };
       case 'gateway':
         // The gateway reads its own variables (GATEWAY_*, METRICS_HOST, ...) from extraEnv too; it ignores the rest.
-        return { PATH: common['PATH'], ...s.extraEnv, ...metrics, PORT: port, API_UPSTREAM: urls('api'), RELAY_UPSTREAM: urls('stream-relay') };
+        return {
+          PATH: common['PATH'],
+          ...s.extraEnv,
+          ...metrics,
+          PORT: port,
+          API_UPSTREAM: urls('api'),
+          RELAY_UPSTREAM: urls('stream-relay'),
+        };
       case 'run-worker':
         return { ...common, ...metrics };
       case 'migrate':
@@ -220,8 +236,19 @@ export class LocalStack {
     return spawn(
       'podman',
       [
-        'run', '--rm', '--name', this.containerName(service), '--network', 'host', '--read-only', '--tmpfs', '/tmp',
-        '--security-opt', 'no-new-privileges', '--cap-drop', 'ALL',
+        'run',
+        '--rm',
+        '--name',
+        this.containerName(service),
+        '--network',
+        'host',
+        '--read-only',
+        '--tmpfs',
+        '/tmp',
+        '--security-opt',
+        'no-new-privileges',
+        '--cap-drop',
+        'ALL',
         ...names.flatMap((name) => ['--env', name]),
         ...mounts,
         `${images.repository}/${kindOf(service)}:${images.tag}`,

@@ -53,7 +53,10 @@ export async function createHttpService(module: Type | DynamicModule, options: H
   const app = await NestFactory.create<NestExpressApplication>(module, { bodyParser: false, logger: new NestPinoLogger(logger) });
   app.disable('x-powered-by');
   // req.ip believes X-Forwarded-For only from these hops (it keys the failed-authentication limit).
-  app.set('trust proxy', edge.trustedProxies.split(',').map((hop) => hop.trim()));
+  app.set(
+    'trust proxy',
+    edge.trustedProxies.split(',').map((hop) => hop.trim()),
+  );
   // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
   app.set('etag', false);
   app.use(requestIdMiddleware);

@@ -3,7 +3,14 @@ import { Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger } from '@wrs/observability';
 import { ANSWER_HEADERS } from '@wrs/problem';
-import { assertRawAnswerInContract, contractValidator, rawExchange, sendRequest, type ObservedResponse, type RawAnswer } from '@wrs/testing';
+import {
+  assertRawAnswerInContract,
+  contractValidator,
+  rawExchange,
+  sendRequest,
+  type ObservedResponse,
+  type RawAnswer,
+} from '@wrs/testing';
 import { createHttpService } from './create-http-service';
 
 @Module({})
@@ -54,12 +61,27 @@ describe('the answers given before any route carry the headers every answer carr
 
   it.each([
     ['broken HTTP', 'GET /api/v1/version HTTP/9.9.9\r\n\r\n', 400, 'bad_request'],
-    ['Content-Length with Transfer-Encoding', 'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'bad_request'],
-    ['headers too large', `GET /api/v1/version HTTP/1.1\r\nHost: x\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`, 431, 'request_header_fields_too_large'],
+    [
+      'Content-Length with Transfer-Encoding',
+      'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      'bad_request',
+    ],
+    [
+      'headers too large',
+      `GET /api/v1/version HTTP/1.1\r\nHost: x\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'request_header_fields_too_large',
+    ],
     ['headers that stop half way', 'GET /api/v1/version HTTP/1.1\r\nHost: x\r\n', 408, 'request_timeout'],
     ['no Host', 'GET /api/v1/version HTTP/1.1\r\n\r\n', 400, 'bad_request'],
     ['two Host lines', 'GET /api/v1/version HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n', 400, 'bad_request'],
-    ['Expect other than 100-continue', 'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nExpect: 999\r\nContent-Length: 2\r\n\r\n{}', 417, 'expectation_failed'],
+    [
+      'Expect other than 100-continue',
+      'POST /api/v1/version HTTP/1.1\r\nHost: x\r\nExpect: 999\r\nContent-Length: 2\r\n\r\n{}',
+      417,
+      'expectation_failed',
+    ],
   ])('%s: a problem on the socket, with them', async (_name, request, status, code) => {
     const { answer, connection } = await rawExchange(port, request, WAIT_MS);
     connection.destroy();

@@ -28,11 +28,7 @@ export interface HttpServiceConnections {
  * away), the token revocations every replica follows, and authentication. A dependency that is down
  * fails the start with one clear line (see runService).
  */
-export async function connectHttpService(
-  config: HttpServiceEnv,
-  service: string,
-  dbPoolSize: number,
-): Promise<HttpServiceConnections> {
+export async function connectHttpService(config: HttpServiceEnv, service: string, dbPoolSize: number): Promise<HttpServiceConnections> {
   // A configuration mistake is said at once, not after the wait for NATS and Postgres.
   checkVerificationKeys({ publicKeyFiles: config.AUTH_PUBLIC_KEY_FILE, jwksUrl: config.AUTH_JWKS_URL });
   const nc = await waitAtStart('NATS', config.STARTUP_WAIT_SECONDS, () => connectNats(config.NATS_URL, service));
@@ -41,12 +37,13 @@ export async function connectHttpService(
   const js = jetstream(nc);
   const streamSettings = streamSettingsOf(config);
   await ensureStreams(jsm, names, streamSettings);
-  const db = await openCurrentDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: dbPoolSize }, config.STARTUP_WAIT_SECONDS).catch(
-    async (error: unknown) => {
-      await nc.close();
-      throw error;
-    },
-  );
+  const db = await openCurrentDatabase(
+    { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: dbPoolSize },
+    config.STARTUP_WAIT_SECONDS,
+  ).catch(async (error: unknown) => {
+    await nc.close();
+    throw error;
+  });
   const redis = await connectRedis(config.REDIS_URL, (error) =>
     console.error(JSON.stringify({ level: 'warn', service, msg: 'Redis unreachable at start', error: String(error) })),
   );

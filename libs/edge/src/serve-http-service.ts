@@ -1,6 +1,15 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { HttpServiceEnv, ServiceLifecycle } from '@wrs/config';
-import { announceListening, createLogger, natsCheck, postgresCheck, redisCheck, startOpsServer, startTracing, type AppLogger } from '@wrs/observability';
+import {
+  announceListening,
+  createLogger,
+  natsCheck,
+  postgresCheck,
+  redisCheck,
+  startOpsServer,
+  startTracing,
+  type AppLogger,
+} from '@wrs/observability';
 import type { ServiceEdgeSettings } from '@wrs/problem';
 import type { HttpServiceConnections } from './http-service-connections';
 
@@ -32,7 +41,12 @@ export async function serveHttpService(
   start: (logger: AppLogger) => Promise<HttpServiceParts>,
 ): Promise<() => Promise<void>> {
   lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
-  const tracing = startTracing({ service, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, sampler: config.OTEL_TRACES_SAMPLER, samplerRatio: config.OTEL_TRACES_SAMPLER_ARG });
+  const tracing = startTracing({
+    service,
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    sampler: config.OTEL_TRACES_SAMPLER,
+    samplerRatio: config.OTEL_TRACES_SAMPLER_ARG,
+  });
   const parts = await start(createLogger(service, config.LOG_LEVEL));
   await parts.app.listen(config.PORT, config.HOST);
   const { nc, db, redis } = parts.connections;

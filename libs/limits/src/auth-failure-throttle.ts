@@ -16,7 +16,9 @@ export function authFailureThrottle(limiter: RateLimiter, failuresPerMinute: num
     if (!(failure instanceof ProblemError) || !isAuthenticationFailure(failure)) {
       return;
     }
-    const decision = await limiter.check([{ name: 'auth_failures', key: `authfail:${req.ip ?? 'unknown'}`, limit: failuresPerMinute, windowSeconds: 60 }]);
+    const decision = await limiter.check([
+      { name: 'auth_failures', key: `authfail:${req.ip ?? 'unknown'}`, limit: failuresPerMinute, windowSeconds: 60 },
+    ]);
     if (decision && !decision.allowed) {
       failedAuthentications.inc({ outcome: 'throttled' });
       rateLimitRejections.inc({ limit: 'auth_failures' });
@@ -31,7 +33,15 @@ export function authFailureThrottle(limiter: RateLimiter, failuresPerMinute: num
 }
 
 // A missing credential guesses nothing: only a credential that was tried and failed counts.
-const AUTHENTICATION_CODES = new Set(['token_malformed', 'token_invalid_signature', 'token_expired', 'token_claims_invalid', 'token_revoked', 'provider_key_not_token', 'session_invalid']);
+const AUTHENTICATION_CODES = new Set([
+  'token_malformed',
+  'token_invalid_signature',
+  'token_expired',
+  'token_claims_invalid',
+  'token_revoked',
+  'provider_key_not_token',
+  'session_invalid',
+]);
 
 function isAuthenticationFailure(error: ProblemError): boolean {
   return AUTHENTICATION_CODES.has(error.code);

@@ -52,7 +52,10 @@ describe('RunCommandHandler.decideOnEvents against real JetStream', () => {
 
   const dispatched = async (runId: string): Promise<number> => {
     const events: RunEvent[] = [
-      { type: 'run.created', data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: runId, at } },
+      {
+        type: 'run.created',
+        data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: runId, at },
+      },
       { type: 'run.dispatched', data: { placement, at } },
     ];
     return store.append('ws', runId, events, 0, 'setup');
@@ -68,7 +71,9 @@ describe('RunCommandHandler.decideOnEvents against real JetStream', () => {
   it('a log line appended between the read and the append: decided again, and the precondition still holds', async () => {
     const runId = randomUUID();
     const seen = await dispatched(runId);
-    store.raceOnce(() => store.append('ws', runId, [{ type: 'run.log', data: { index: 0, stream: 'stdout', line: 'x', at } }], seen, 'race'));
+    store.raceOnce(() =>
+      store.append('ws', runId, [{ type: 'run.log', data: { index: 0, stream: 'stdout', line: 'x', at } }], seen, 'race'),
+    );
     const result = await handler.decideOnEvents('ws', runId, cancel, 'c1', ifMatch(seen));
     expect(result.appended.map((e) => e.type)).toEqual(['run.cancel_requested']);
     const { events, version } = await store.read('ws', runId);

@@ -12,7 +12,6 @@ export class DependencyError extends Error {
   }
 }
 
-
 function describe(cause: unknown): string {
   if (cause instanceof Error) {
     const code = (cause as Error & { code?: unknown }).code;

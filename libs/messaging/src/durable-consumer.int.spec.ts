@@ -51,7 +51,11 @@ describe('DurableConsumer batches against real JetStream', () => {
       await js.publish(names.runEvents('ws', run), new TextEncoder().encode(`m${i}`));
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await eventually(() => Promise.resolve(batches.reduce((sum, b) => sum + b.size, 0) === 5 ? true : undefined), 10_000, 'the five messages handled');
+    await eventually(
+      () => Promise.resolve(batches.reduce((sum, b) => sum + b.size, 0) === 5 ? true : undefined),
+      10_000,
+      'the five messages handled',
+    );
     await consumer.stop();
     return batches;
   }

@@ -162,10 +162,7 @@ export class DurableConsumer {
     apply(message, disposition);
   }
 
-  private async settleBatch(
-    batch: JsMsg[],
-    handleBatch: (messages: readonly JsMsg[]) => Promise<readonly Disposition[]>,
-  ): Promise<void> {
+  private async settleBatch(batch: JsMsg[], handleBatch: (messages: readonly JsMsg[]) => Promise<readonly Disposition[]>): Promise<void> {
     let dispositions: readonly Disposition[];
     try {
       dispositions = await handleBatch(batch);

@@ -24,13 +24,16 @@ export class KeyedWorkQueue {
   push(key: string, work: () => Promise<void>): Promise<void> {
     this.running++;
     const previous = this.tails.get(key) ?? Promise.resolve();
-    const done = previous.then(work).catch(() => undefined).finally(() => {
-      this.running--;
-      if (this.tails.get(key) === done) {
-        this.tails.delete(key);
-      }
-      this.waitingForRoom.shift()?.();
-    });
+    const done = previous
+      .then(work)
+      .catch(() => undefined)
+      .finally(() => {
+        this.running--;
+        if (this.tails.get(key) === done) {
+          this.tails.delete(key);
+        }
+        this.waitingForRoom.shift()?.();
+      });
     this.tails.set(key, done);
     return done;
   }

@@ -28,7 +28,7 @@ describe('LuaScript against real Redis', () => {
     await redis.del(key);
   });
 
-  it('passes a script\'s own error through (not mistaken for a missing script)', async () => {
+  it("passes a script's own error through (not mistaken for a missing script)", async () => {
     const script = new LuaScript(`-- ${randomUUID()}\nreturn redis.error_reply('boom')`);
     await expect(script.run(redis, [], [])).rejects.toThrow('boom');
   });

@@ -112,7 +112,11 @@ export class RateLimiter {
     let riderReply: unknown;
     try {
       if (rider) {
-        const reply = (await rider.script.run(this.redis, [...keys, ...rider.keys], [policies.length, ...args, ...rider.args])) as unknown[];
+        const reply = (await rider.script.run(
+          this.redis,
+          [...keys, ...rider.keys],
+          [policies.length, ...args, ...rider.args],
+        )) as unknown[];
         raw = reply[0];
         riderReply = reply[1];
       } else {

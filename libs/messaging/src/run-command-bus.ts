@@ -1,9 +1,4 @@
-import {
-  JetStreamApiCodes,
-  JetStreamApiError,
-  type JetStreamClient,
-  type JetStreamManager,
-} from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { StreamNames } from './names';
 import { publishTraced } from './traced-publish';
 import type { IdempotencyClaim } from './run-commands';

@@ -57,7 +57,16 @@ describe('RunCommandHandler against real JetStream', () => {
 
   it('a create decided on "no run yet" appends once, and a repeat finds the run and decides nothing', async () => {
     const runId = randomUUID();
-    const create = { type: 'CreateRun' as const, runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', now: at };
+    const create = {
+      type: 'CreateRun' as const,
+      runId,
+      workspaceId: 'ws',
+      workload: { image: 'x' },
+      provider: 'auto',
+      region: 'auto',
+      idempotencyKey: 'k',
+      now: at,
+    };
     expect((await handler.execute('ws', runId, create, 'm1', { state: null, version: 0 })).appended).toHaveLength(1);
     expect((await handler.execute('ws', runId, create, 'm2', { state: null, version: 0 })).appended).toHaveLength(0);
     expect((await store.read('ws', runId)).events).toHaveLength(1);

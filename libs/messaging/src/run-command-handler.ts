@@ -1,4 +1,14 @@
-import { advanceVersions, decide, evolve, fold, foldSequenced, type MaybeRunState, type RunCommand, type RunEvent, type RunVersions } from '@wrs/domain';
+import {
+  advanceVersions,
+  decide,
+  evolve,
+  fold,
+  foldSequenced,
+  type MaybeRunState,
+  type RunCommand,
+  type RunEvent,
+  type RunVersions,
+} from '@wrs/domain';
 import { VersionConflictError, type RunEventStore } from './run-event-store';
 
 export interface HandledCommand {

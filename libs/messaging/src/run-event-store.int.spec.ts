@@ -48,7 +48,7 @@ describe('RunEventStore against real JetStream', () => {
     ]);
   });
 
-  it('leaves no consumer on the server after reading a run\'s history', async () => {
+  it("leaves no consumer on the server after reading a run's history", async () => {
     const runId = randomUUID();
     const v1 = await store.append('ws', runId, [created(runId)], 0, 'a');
     await store.append('ws', runId, [started], v1, 'b');

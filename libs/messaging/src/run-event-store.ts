@@ -1,10 +1,4 @@
-import {
-  DeliverPolicy,
-  JetStreamApiCodes,
-  JetStreamApiError,
-  type JetStreamClient,
-  type JetStreamManager,
-} from '@nats-io/jetstream';
+import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import type { StreamNames } from './names';

@@ -41,7 +41,11 @@ describe('ensureStreams against a real JetStream', () => {
     const maxAgeSeconds = (await jsm.streams.info(fresh.revocationsStream)).config.max_age / 1e9;
     expect(maxAgeSeconds).toBeGreaterThanOrEqual(24 * 3600 + 30);
     // The configuration changes: the stream follows (a shorter maximum shortens it).
-    await ensureStreams(jsm, fresh, streamSettingsOf({ IDEMPOTENCY_RETENTION_SECONDS: 600, JETSTREAM_REPLICAS: 1, AUTH_TOKEN_MAX_TTL_SECONDS: 600 }));
+    await ensureStreams(
+      jsm,
+      fresh,
+      streamSettingsOf({ IDEMPOTENCY_RETENTION_SECONDS: 600, JETSTREAM_REPLICAS: 1, AUTH_TOKEN_MAX_TTL_SECONDS: 600 }),
+    );
     expect((await jsm.streams.info(fresh.revocationsStream)).config.max_age / 1e9).toBe(600 + 60);
     for (const name of [fresh.eventsStream, fresh.commandsStream, fresh.revocationsStream]) {
       await jsm.streams.delete(name);

@@ -54,34 +54,38 @@ export async function ensureStreams(
 /** The three streams as configured: run events, commands (with the idempotency claims), revocations. */
 export function streamConfigs(names: StreamNames, settings: StreamSettings): StreamConfig[] {
   const num_replicas = settings.replicas ?? 1;
-  return [{
-    num_replicas,
-    name: names.eventsStream,
-    subjects: [names.allRunEvents()],
-    storage: StorageType.File,
-    retention: RetentionPolicy.Limits,
-    discard: DiscardPolicy.Old,
-    duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
-  }, {
-    num_replicas,
-    name: names.commandsStream,
-    subjects: names.commandSubjects(),
-    storage: StorageType.File,
-    retention: RetentionPolicy.Limits,
-    discard: DiscardPolicy.Old,
-    max_age: settings.idempotencyRetentionMs * NANOS_PER_MS,
-    // JetStream requires the dedupe window to fit in the retention.
-    duplicate_window: Math.min(2 * 60 * 1000, settings.idempotencyRetentionMs) * NANOS_PER_MS,
-  }, {
-    num_replicas,
-    name: names.revocationsStream,
-    subjects: [names.allRevokedTokens()],
-    storage: StorageType.File,
-    retention: RetentionPolicy.Limits,
-    discard: DiscardPolicy.Old,
-    max_age: settings.revocationRetentionMs * NANOS_PER_MS,
-    duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
-  }];
+  return [
+    {
+      num_replicas,
+      name: names.eventsStream,
+      subjects: [names.allRunEvents()],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
+    },
+    {
+      num_replicas,
+      name: names.commandsStream,
+      subjects: names.commandSubjects(),
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_age: settings.idempotencyRetentionMs * NANOS_PER_MS,
+      // JetStream requires the dedupe window to fit in the retention.
+      duplicate_window: Math.min(2 * 60 * 1000, settings.idempotencyRetentionMs) * NANOS_PER_MS,
+    },
+    {
+      num_replicas,
+      name: names.revocationsStream,
+      subjects: [names.allRevokedTokens()],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_age: settings.revocationRetentionMs * NANOS_PER_MS,
+      duplicate_window: 2 * 60 * 1000 * NANOS_PER_MS,
+    },
+  ];
 }
 
 type StreamConfig = Parameters<JetStreamManager['streams']['add']>[0];

@@ -47,7 +47,11 @@ describe('TokenRevocations against real JetStream', () => {
     await first.revoke('revoked-before-start');
     const later = new TokenRevocations(jetstream(nc), jsm, names);
     await later.start();
-    await eventually(() => Promise.resolve(later.isRevoked('revoked-before-start') ? true : undefined), 5_000, 'the later replica to know the revocation');
+    await eventually(
+      () => Promise.resolve(later.isRevoked('revoked-before-start') ? true : undefined),
+      5_000,
+      'the later replica to know the revocation',
+    );
     await Promise.all([first.stop(), later.stop()]);
   });
 });

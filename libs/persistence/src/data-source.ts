@@ -22,9 +22,7 @@ export interface DatabaseOptions {
 
 export class DatabaseUnavailableError extends Error {
   constructor(url: string, cause: unknown) {
-    super(
-      `cannot connect to Postgres at ${redactUrl(url)}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    );
+    super(`cannot connect to Postgres at ${redactUrl(url)}: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'DatabaseUnavailableError';
   }
 }
@@ -35,7 +33,17 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     url: options.url,
     schema: options.schema,
     entities: [WorkspaceEntity, RunEntity, RunEventEntity],
-    migrations: [InitialSchema1763700000000, ProviderCredentials1763700000001, ActiveRunsIndex1763700000002, RunsListIndexes1763700000003, RunEventsPrevious1763700000004, ActiveRunsByUpdate1763700000005, RunStateVersion1763700000006, RunLabels1763700000007, Webhooks1763700000008],
+    migrations: [
+      InitialSchema1763700000000,
+      ProviderCredentials1763700000001,
+      ActiveRunsIndex1763700000002,
+      RunsListIndexes1763700000003,
+      RunEventsPrevious1763700000004,
+      ActiveRunsByUpdate1763700000005,
+      RunStateVersion1763700000006,
+      RunLabels1763700000007,
+      Webhooks1763700000008,
+    ],
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.
     synchronize: false,

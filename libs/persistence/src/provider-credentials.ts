@@ -41,20 +41,19 @@ export class ProviderCredentials {
   }
 
   async list(workspaceId: string): Promise<ProviderCredentialSummary[]> {
-    const rows: Row[] = await this.db.query(
-      `SELECT ${SUMMARY} FROM provider_credentials WHERE workspace_id = $1 ORDER BY created_at, id`,
-      [workspaceId],
-    );
+    const rows: Row[] = await this.db.query(`SELECT ${SUMMARY} FROM provider_credentials WHERE workspace_id = $1 ORDER BY created_at, id`, [
+      workspaceId,
+    ]);
     return rows.map(summary);
   }
 
   /** Deletes the workspace's credential; false when there is none (another workspace's counts as none). */
   async remove(workspaceId: string, id: string): Promise<ProviderCredentialSummary | null> {
     // TypeORM answers DELETE ... RETURNING with [rows, affected count].
-    const [rows] = (await this.db.query(
-      `DELETE FROM provider_credentials WHERE workspace_id = $1 AND id = $2 RETURNING ${SUMMARY}`,
-      [workspaceId, id],
-    )) as [Row[], number];
+    const [rows] = (await this.db.query(`DELETE FROM provider_credentials WHERE workspace_id = $1 AND id = $2 RETURNING ${SUMMARY}`, [
+      workspaceId,
+      id,
+    ])) as [Row[], number];
     const [row] = rows;
     return row ? summary(row) : null;
   }

@@ -101,7 +101,9 @@ export class RunQueries {
     if (ids.length === 0) {
       return new Map();
     }
-    const rows: { id: string; terminal: boolean }[] = await this.db.query('SELECT id, terminal FROM runs WHERE id = ANY($1::uuid[])', [ids]);
+    const rows: { id: string; terminal: boolean }[] = await this.db.query('SELECT id, terminal FROM runs WHERE id = ANY($1::uuid[])', [
+      ids,
+    ]);
     return new Map(rows.map((row) => [row.id, row.terminal]));
   }
 }

@@ -55,7 +55,10 @@ export class Webhooks {
   constructor(private readonly db: DataSource) {}
 
   /** Adds the endpoint unless the workspace already has `max`: then null. */
-  async add(record: { id: string; workspaceId: string; url: string; events: WebhookEventKind[]; sealed: unknown }, max = Number.MAX_SAFE_INTEGER): Promise<WebhookSummary | null> {
+  async add(
+    record: { id: string; workspaceId: string; url: string; events: WebhookEventKind[]; sealed: unknown },
+    max = Number.MAX_SAFE_INTEGER,
+  ): Promise<WebhookSummary | null> {
     const rows: Row[] = await this.db.query(
       `INSERT INTO webhooks (id, workspace_id, url, events, sealed)
        SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $2) < $6
@@ -66,7 +69,9 @@ export class Webhooks {
   }
 
   async list(workspaceId: string): Promise<WebhookSummary[]> {
-    const rows: Row[] = await this.db.query(`SELECT ${SUMMARY} FROM webhooks WHERE workspace_id = $1 ORDER BY created_at, id`, [workspaceId]);
+    const rows: Row[] = await this.db.query(`SELECT ${SUMMARY} FROM webhooks WHERE workspace_id = $1 ORDER BY created_at, id`, [
+      workspaceId,
+    ]);
     return rows.map(summary);
   }
 
@@ -77,7 +82,10 @@ export class Webhooks {
 
   /** Deletes the endpoint and (by cascade) its deliveries; false when the workspace has no such endpoint. */
   async remove(workspaceId: string, id: string): Promise<boolean> {
-    const [, affected] = (await this.db.query('DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2', [workspaceId, id])) as [unknown, number];
+    const [, affected] = (await this.db.query('DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2', [workspaceId, id])) as [
+      unknown,
+      number,
+    ];
     return affected > 0;
   }
 

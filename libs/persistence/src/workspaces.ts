@@ -27,10 +27,7 @@ export class Workspaces {
 
   /** Creates the workspace if it does not exist; returns it either way. */
   async ensure(id: string, name: string): Promise<WorkspaceRecord> {
-    await this.db.query(
-      'INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, now()) ON CONFLICT (id) DO NOTHING',
-      [id, name],
-    );
+    await this.db.query('INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, now()) ON CONFLICT (id) DO NOTHING', [id, name]);
     const found = await this.find(id);
     if (!found) {
       throw new Error(`workspace ${id} vanished after creation`);

@@ -81,7 +81,11 @@ export const PROBLEMS = {
   not_acceptable: { status: 406, retryable: false, title: 'The requested media type cannot be produced.' },
   provider_credential_not_found: { status: 404, retryable: false, title: 'The provider credential does not exist.' },
   webhook_not_found: { status: 404, retryable: false, title: 'The webhook endpoint does not exist.' },
-  webhook_limit_reached: { status: 400, retryable: false, title: 'The workspace has as many webhook endpoints as it may; delete one first.' },
+  webhook_limit_reached: {
+    status: 400,
+    retryable: false,
+    title: 'The workspace has as many webhook endpoints as it may; delete one first.',
+  },
   idempotency_conflict: {
     status: 409,
     retryable: false,

@@ -4,7 +4,7 @@ import { PROBLEM_CODES, PROBLEMS, problemTypeUri } from './catalogue';
 describe('problem catalogue', () => {
   const schemas = contractDocument().components['schemas'] as Record<string, { enum?: string[] }>;
 
-  it('lists exactly the codes of the contract\'s ProblemCode enum', () => {
+  it("lists exactly the codes of the contract's ProblemCode enum", () => {
     expect([...PROBLEM_CODES].sort()).toEqual([...(schemas['ProblemCode']?.enum ?? [])].sort());
   });
 

@@ -21,7 +21,9 @@ const REASONS: Record<number, string> = {
 export function endSocketWithProblem(socket: Duplex, code: ProblemCode, requestId: string, headers: Record<string, string> = {}): void {
   const status = PROBLEMS[code].status;
   const body = JSON.stringify(problemBody(code, requestId));
-  const extra = Object.entries({ ...ANSWER_HEADERS, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries({ ...ANSWER_HEADERS, ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nX-Request-ID: ${requestId}\r\n` +
       `${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

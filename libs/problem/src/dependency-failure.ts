@@ -23,7 +23,11 @@ const DEPENDENCY_ERROR_NAMES = new Set([
 const DEPENDENCY_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001']);
 
 const DEPENDENCY_MESSAGES = [
-  /Driver not Connected/i,/Connection terminated/i, /connection (is )?closed/i, /timeout exceeded when trying to connect/i];
+  /Driver not Connected/i,
+  /Connection terminated/i,
+  /connection (is )?closed/i,
+  /timeout exceeded when trying to connect/i,
+];
 
 export function isDependencyFailure(error: unknown): boolean {
   if (!(error instanceof Error)) {

@@ -127,7 +127,14 @@ function offeredId(req: IncomingMessage): string | undefined {
   return typeof offered === 'string' ? offered : undefined;
 }
 
-function answerOnSocket(socket: Duplex, code: ProblemCode, reason: EdgeReason, offered: string | undefined, options: EdgeGuardOptions, headers: Record<string, string> = {}): void {
+function answerOnSocket(
+  socket: Duplex,
+  code: ProblemCode,
+  reason: EdgeReason,
+  offered: string | undefined,
+  options: EdgeGuardOptions,
+  headers: Record<string, string> = {},
+): void {
   const requestId = offered ? acceptableRequestId(offered) : randomUUID();
   endSocketWithProblem(socket, code, requestId, headers);
   options.onAnswer({ status: PROBLEMS[code].status, code, requestId, reason });

@@ -18,7 +18,7 @@ describe('Accept negotiation', () => {
   });
 });
 
-describe('405 with Allow, by the contract\'s templates', () => {
+describe("405 with Allow, by the contract's templates", () => {
   const operations = [
     { method: 'get', template: '/runs/{runId}' },
     { method: 'post', template: '/runs/{runId}:cancel' },
@@ -64,7 +64,7 @@ describe('405 with Allow, by the contract\'s templates', () => {
     ['POST', '/api/v1/webhooks/w:rotate-secret'],
     ['DELETE', '/api/v1/webhooks/w'],
     ['GET', '/api/v1/unknown'],
-  ])('%s %s: the route\'s turn', (method, path) => {
+  ])("%s %s: the route's turn", (method, path) => {
     expect(refusal(method, path)).toBeUndefined();
   });
 });

@@ -30,7 +30,9 @@ export class ProblemFilter implements ExceptionFilter {
     const { code, error } = this.classify(exception);
     if (code === 'dependency_unavailable' && !error) {
       res.setHeader('Retry-After', '1');
-      this.logger.warn(`dependency unavailable on ${req.method} ${req.route?.path ?? 'unmatched route'} (request ${requestIdOf(req)}): ${describe(exception).split('\n')[0]}`);
+      this.logger.warn(
+        `dependency unavailable on ${req.method} ${req.route?.path ?? 'unmatched route'} (request ${requestIdOf(req)}): ${describe(exception).split('\n')[0]}`,
+      );
     }
     if (code === 'internal_error') {
       this.logger.error(

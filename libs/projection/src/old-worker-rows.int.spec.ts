@@ -19,17 +19,19 @@ describe('the projection on rows an old worker wrote, against real Postgres', ()
     await env.cleanup();
   });
 
-  it('a row an old worker inserts (no state_version) is read with the one its events give, and this version\'s projection stores it', async () => {
+  it("a row an old worker inserts (no state_version) is read with the one its events give, and this version's projection stores it", async () => {
     await migrate(env.database);
     const db = await openDatabase(env.database);
     const runId = randomUUID();
     try {
-      const created: RunEvent = { type: 'run.created', data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: 'k2', at } };
-      await db.query(`INSERT INTO run_events (run_id, seq, previous, type, event) VALUES ($1, 30, 0, 'run.created', $2), ($1, 31, 30, 'run.log', $3)`, [
-        runId,
-        JSON.stringify(created),
-        JSON.stringify(log(0)),
-      ]);
+      const created: RunEvent = {
+        type: 'run.created',
+        data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: 'k2', at },
+      };
+      await db.query(
+        `INSERT INTO run_events (run_id, seq, previous, type, event) VALUES ($1, 30, 0, 'run.created', $2), ($1, 31, 30, 'run.log', $3)`,
+        [runId, JSON.stringify(created), JSON.stringify(log(0))],
+      );
       const body = { runId, workspaceId: 'ws', state: 'queued', logLines: 1, createdAt: at };
       await db.query(
         `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at) VALUES ($1, 'ws', 'queued', false, 31, $2, $3, now())`,

@@ -102,15 +102,21 @@ export interface StoreResult {
 }
 
 export async function storeAndRead(sql: Sql, runIds: readonly string[], events: readonly NewEvent[]): Promise<StoreResult> {
-  const result: { kind: 'row' | 'stored' | 'inserted'; run_id: string; seq: string; previous: string | null; state_version: string | null; doc: unknown }[] =
-    await sql.run(STORE_AND_READ, [
-      runIds,
-      events.map((e) => e.runId),
-      events.map((e) => e.seq),
-      events.map((e) => e.previous),
-      events.map((e) => e.event.type),
-      events.map((e) => JSON.stringify(e.event)),
-    ]);
+  const result: {
+    kind: 'row' | 'stored' | 'inserted';
+    run_id: string;
+    seq: string;
+    previous: string | null;
+    state_version: string | null;
+    doc: unknown;
+  }[] = await sql.run(STORE_AND_READ, [
+    runIds,
+    events.map((e) => e.runId),
+    events.map((e) => e.seq),
+    events.map((e) => e.previous),
+    events.map((e) => e.event.type),
+    events.map((e) => JSON.stringify(e.event)),
+  ]);
   const applied = new Map<string, number[]>();
   const rows = new Map<string, StoredRow>();
   const storedAbove = new Map<string, StoredEvent[]>();
@@ -118,7 +124,11 @@ export async function storeAndRead(sql: Sql, runIds: readonly string[], events: 
     if (r.kind === 'row') {
       rows.set(r.run_id, { version: Number(r.seq), stateVersion: Number(r.state_version), body: r.doc as RunState });
     } else if (r.kind === 'stored') {
-      push(storedAbove, r.run_id, { seq: Number(r.seq), previous: r.previous === null ? null : Number(r.previous), event: r.doc as RunEvent });
+      push(storedAbove, r.run_id, {
+        seq: Number(r.seq),
+        previous: r.previous === null ? null : Number(r.previous),
+        event: r.doc as RunEvent,
+      });
     } else {
       push(applied, r.run_id, Number(r.seq));
     }
@@ -154,7 +164,9 @@ export async function writeRuns(sql: Sql, runs: readonly RunToWrite[]): Promise<
   }
   const states = runs.map((r) => r.state as RunState);
   // A row written by hand or by an old tool may lack its workload: it has no labels either.
-  const labels = states.flatMap((s) => Object.entries((s.workload as RunState['workload'] | undefined)?.labels ?? {}).map(([key, value]) => ({ s, label: `${key}=${value}` })));
+  const labels = states.flatMap((s) =>
+    Object.entries((s.workload as RunState['workload'] | undefined)?.labels ?? {}).map(([key, value]) => ({ s, label: `${key}=${value}` })),
+  );
   await sql.run(WRITE_RUNS, [
     runs.map((r) => r.runId),
     states.map((s) => s.workspaceId),

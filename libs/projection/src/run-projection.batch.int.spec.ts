@@ -12,7 +12,18 @@ const placement = { provider: 'simulator', region: 'local-1', reason: 'as reques
 function batchOf(runs: number): DeliveredEvent[] {
   const runIds = Array.from({ length: runs }, () => randomUUID());
   const kinds = (runId: string, r: number): RunEvent[] => [
-    { type: 'run.created', data: { runId, workspaceId: 'ws', workload: { image: 'busybox', labels: { team: `t${r % 3}`, env: 'prod' } }, provider: 'auto', region: 'auto', idempotencyKey: runId, at: at(0) } },
+    {
+      type: 'run.created',
+      data: {
+        runId,
+        workspaceId: 'ws',
+        workload: { image: 'busybox', labels: { team: `t${r % 3}`, env: 'prod' } },
+        provider: 'auto',
+        region: 'auto',
+        idempotencyKey: runId,
+        at: at(0),
+      },
+    },
     { type: 'run.dispatched', data: { placement, at: at(1) } },
     { type: 'run.started', data: { at: at(2) } },
     { type: 'run.log', data: { index: 0, stream: 'stdout', line: 'one', at: at(3) } },
@@ -55,7 +66,10 @@ function countStatements(db: DataSource): { count: number } {
 /** Every column of the runs' rows in the projection's tables but `updated_at`, in a stable order. */
 async function tables(db: DataSource, runIds: readonly string[]): Promise<unknown[]> {
   return [
-    await db.query(`SELECT id, workspace_id, state, terminal, version, state_version, body, created_at FROM runs WHERE id = ANY($1::uuid[]) ORDER BY id`, [runIds]),
+    await db.query(
+      `SELECT id, workspace_id, state, terminal, version, state_version, body, created_at FROM runs WHERE id = ANY($1::uuid[]) ORDER BY id`,
+      [runIds],
+    ),
     await db.query(`SELECT * FROM run_events WHERE run_id = ANY($1::uuid[]) ORDER BY run_id, seq`, [runIds]),
     await db.query(`SELECT * FROM run_labels WHERE run_id = ANY($1::uuid[]) ORDER BY run_id, label`, [runIds]),
   ];
@@ -104,7 +118,9 @@ describe('RunProjection batches against real Postgres', () => {
     const projection = new RunProjection(db);
     const batch = batchOf(3);
     // A creation time that is no time: stored as an event, then refused when its row is written.
-    const bad = batchOf(1).map((e): DeliveredEvent => (e.event.type === 'run.created' ? { ...e, event: { ...e.event, data: { ...e.event.data, at: 'not a time' } } } : e));
+    const bad = batchOf(1).map((e): DeliveredEvent =>
+      e.event.type === 'run.created' ? { ...e, event: { ...e.event, data: { ...e.event.data, at: 'not a time' } } } : e,
+    );
     const runIds = [...new Set([...batch, ...bad].map((e) => e.runId))];
     await expect(projection.projectBatch([...batch, ...bad])).rejects.toThrow();
     const left: { n: string }[] = await db.query(
@@ -142,7 +158,10 @@ describe('RunProjection batches against real Postgres', () => {
       await new RunProjection(referenceDb).projectBatch(batch);
 
       expect(redelivered.flatMap((p) => p.appliedSeqs.map((seq) => `${p.runId}:${seq}`)).sort()).toEqual(
-        batch.filter((_, i) => i % 2 === 1).map((e) => `${e.runId}:${e.seq}`).sort(),
+        batch
+          .filter((_, i) => i % 2 === 1)
+          .map((e) => `${e.runId}:${e.seq}`)
+          .sort(),
       );
       expect(await tables(db, runIds)).toEqual(await tables(referenceDb, runIds));
       // A third delivery changes nothing.

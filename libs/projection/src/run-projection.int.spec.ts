@@ -15,7 +15,15 @@ function lifecycle(runId: string): { seq: number; event: RunEvent }[] {
       seq: 10,
       event: {
         type: 'run.created',
-        data: { runId, workspaceId: 'ws', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', at: at(0) },
+        data: {
+          runId,
+          workspaceId: 'ws',
+          workload: { image: 'busybox' },
+          provider: 'auto',
+          region: 'auto',
+          idempotencyKey: 'k',
+          at: at(0),
+        },
       },
     },
     { seq: 12, event: { type: 'run.dispatched', data: { placement, at: at(1) } } },
@@ -80,7 +88,12 @@ describe('RunProjection against real Postgres', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 1_000_000 }), async (runs, seed) => {
         const runIds = Array.from({ length: runs }, () => randomUUID());
-        const deliveries = runIds.flatMap((runId) => lifecycle(runId).flatMap((e) => [{ runId, ...e }, { runId, ...e }]));
+        const deliveries = runIds.flatMap((runId) =>
+          lifecycle(runId).flatMap((e) => [
+            { runId, ...e },
+            { runId, ...e },
+          ]),
+        );
         const shuffled = shuffle(deliveries, seed);
         // Two replicas take alternate slices of the shuffled deliveries, as batches of uneven sizes.
         const batches: (typeof deliveries)[] = [];
@@ -99,7 +112,12 @@ describe('RunProjection against real Postgres', () => {
           }),
         );
         for (const runId of runIds) {
-          expect(await queries.find('ws', runId)).toEqual({ ...fold(lifecycle(runId).map((e) => e.event)), terminal: true, version: 19, stateVersion: 19 });
+          expect(await queries.find('ws', runId)).toEqual({
+            ...fold(lifecycle(runId).map((e) => e.event)),
+            terminal: true,
+            version: 19,
+            stateVersion: 19,
+          });
         }
         // Each event was reported as newly applied exactly once, whichever replica and batch had it.
         const applied = results.flat().flatMap((r) => r.appliedSeqs.map((seq) => `${r.runId}:${seq}`));
@@ -114,11 +132,24 @@ describe('RunProjection against real Postgres', () => {
     const [created, dispatched, started] = lifecycle(runId);
     const state = fold([created!.event, dispatched!.event, started!.event]);
     const logs = decide(
-      { type: 'RecordLogs', fromIndex: 0, lines: [{ stream: 'stdout', line: 'a\u0000b' }, { stream: 'stderr', line: '\ud800x' }], now: at(3) },
+      {
+        type: 'RecordLogs',
+        fromIndex: 0,
+        lines: [
+          { stream: 'stdout', line: 'a\u0000b' },
+          { stream: 'stderr', line: '\ud800x' },
+        ],
+        now: at(3),
+      },
       state,
     );
-    await projection.projectBatch([created!, dispatched!, started!, ...logs.map((event, i) => ({ seq: 16 + i, event }))].map((e) => ({ runId, ...e })));
-    const stored: { event: { data: { line: string } } }[] = await db.query(`SELECT event FROM run_events WHERE run_id = $1 AND type = 'run.log' ORDER BY seq`, [runId]);
+    await projection.projectBatch(
+      [created!, dispatched!, started!, ...logs.map((event, i) => ({ seq: 16 + i, event }))].map((e) => ({ runId, ...e })),
+    );
+    const stored: { event: { data: { line: string } } }[] = await db.query(
+      `SELECT event FROM run_events WHERE run_id = $1 AND type = 'run.log' ORDER BY seq`,
+      [runId],
+    );
     expect(stored.map((r) => r.event.data.line)).toEqual(['a\uFFFDb', '\uFFFDx']);
   });
 
@@ -137,7 +168,12 @@ describe('RunProjection against real Postgres', () => {
       expect(await queries.find('ws', runId)).toMatchObject({ state: 'starting', version: 12, startedAt: null });
       const [filled] = await projection.projectBatch([started!]);
       expect(filled).toMatchObject({ appliedSeqs: [15], version: 19, missing: null });
-      expect(await queries.find('ws', runId)).toEqual({ ...fold(chained(runId).map((e) => e.event)), terminal: true, version: 19, stateVersion: 19 });
+      expect(await queries.find('ws', runId)).toEqual({
+        ...fold(chained(runId).map((e) => e.event)),
+        terminal: true,
+        version: 19,
+        stateVersion: 19,
+      });
     });
 
     it('holds a run without a row until its creation arrives, then folds the whole chain', async () => {

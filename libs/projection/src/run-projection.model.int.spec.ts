@@ -13,7 +13,18 @@ const RUNS = 3;
 /** Run `r`'s events, with sequences as JetStream would give them (interleaved with the other runs'). */
 function lifecycle(runId: string, r: number): DeliveredEvent[] {
   const events: RunEvent[] = [
-    { type: 'run.created', data: { runId, workspaceId: 'ws', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: `k${r}`, at: at(0) } },
+    {
+      type: 'run.created',
+      data: {
+        runId,
+        workspaceId: 'ws',
+        workload: { image: 'busybox' },
+        provider: 'auto',
+        region: 'auto',
+        idempotencyKey: `k${r}`,
+        at: at(0),
+      },
+    },
     { type: 'run.dispatched', data: { placement, at: at(1) } },
     { type: 'run.started', data: { at: at(2) } },
     { type: 'run.log', data: { index: 0, stream: 'stdout', line: 'one', at: at(3) } },
@@ -62,7 +73,12 @@ class Race implements fc.AsyncCommand<Model, Real> {
     await s.waitAll();
     const results = await Promise.all(racing);
     const newlyApplied = results.flat().flatMap((p) => p.appliedSeqs.map((seq) => `${p.runId}:${seq}`));
-    const fresh = new Set(batches.flat().map((d) => `${d.runId}:${d.seq}`).filter((key) => !m.applied.has(key)));
+    const fresh = new Set(
+      batches
+        .flat()
+        .map((d) => `${d.runId}:${d.seq}`)
+        .filter((key) => !m.applied.has(key)),
+    );
     expect([...newlyApplied].sort()).toEqual([...fresh].sort());
     for (const d of batches.flat()) {
       const events = m.delivered.get(d.runId) ?? new Map<number, RunEvent>();
@@ -119,7 +135,10 @@ describe('RunProjection, model-based, replicas racing against real Postgres', ()
           current = s;
           const runs = Array.from({ length: RUNS }, (_, r) => lifecycle(randomUUID(), r));
           const real: Real = { projection: new RunProjection(db), queries: new RunQueries(db), runs };
-          await fc.asyncModelRun(() => ({ model: { delivered: new Map<string, Map<number, RunEvent>>(), applied: new Set<string>() }, real }), commands);
+          await fc.asyncModelRun(
+            () => ({ model: { delivered: new Map<string, Map<number, RunEvent>>(), applied: new Set<string>() }, real }),
+            commands,
+          );
         },
       ),
       { numRuns: 20 },

@@ -1,7 +1,16 @@
 import { advanceVersions, evolve, type RunEvent, type RunState } from '@wrs/domain';
 import type { DataSource } from 'typeorm';
 import { inTransaction } from './projection-sql';
-import { eventsAfter, lockRuns, rowsOf, storeAndRead, writeRuns, type NewEvent, type StoredEvent, type StoredRow } from './run-projection-store';
+import {
+  eventsAfter,
+  lockRuns,
+  rowsOf,
+  storeAndRead,
+  writeRuns,
+  type NewEvent,
+  type StoredEvent,
+  type StoredRow,
+} from './run-projection-store';
 
 export interface ProjectionResult {
   /** The run's state after this event, or null while its creation event has not arrived. */
@@ -39,7 +48,6 @@ export interface ProjectedRun {
    */
   readonly missing: number | null;
 }
-
 
 /**
  * Projects events into Postgres. A run's events are kept, and its row is the fold of the longest
@@ -112,7 +120,14 @@ export class RunProjection {
         const seqs = applied.get(runId) ?? [];
         const row = rows.get(runId);
         if (seqs.length === 0) {
-          return { runId, state: row?.body ?? null, version: row?.version ?? 0, stateVersion: row?.stateVersion ?? 0, appliedSeqs: seqs, missing: null };
+          return {
+            runId,
+            state: row?.body ?? null,
+            version: row?.version ?? 0,
+            stateVersion: row?.stateVersion ?? 0,
+            appliedSeqs: seqs,
+            missing: null,
+          };
         }
         const start = from.get(runId) ?? null;
         const chain = foldChain(start, stored(runId), start ? 0 : (row?.version ?? 0));

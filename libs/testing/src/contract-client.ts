@@ -23,7 +23,9 @@ export class ContractClient {
     // against the wrong schema.
     const named = validator.operationFor(method, path);
     if (named !== template) {
-      throw new Error(`${method} ${path} names ${named ? `the operation ${method} ${named}` : 'no operation of the contract'}, not ${operation}`);
+      throw new Error(
+        `${method} ${path} names ${named ? `the operation ${method} ${named}` : 'no operation of the contract'}, not ${operation}`,
+      );
     }
     const observed = await sendRequest(method, `${this.baseUrl}${path}`, options);
     validator.assertResponse(method, template, observed);

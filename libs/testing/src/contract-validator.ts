@@ -88,7 +88,9 @@ export class ContractValidator {
     const { code, status } = response.body as { code: string; status: number };
     const expected: Record<number, string> = { 404: 'route_not_found', 405: 'method_not_allowed' };
     if (status !== response.status || expected[response.status] !== code) {
-      throw new Error(`${where}: a request outside the contract is answered 404 route_not_found or 405 method_not_allowed, got ${status} ${code}`);
+      throw new Error(
+        `${where}: a request outside the contract is answered 404 route_not_found or 405 method_not_allowed, got ${status} ${code}`,
+      );
     }
     if (response.status === 405 && !response.headers.get('allow')) {
       throw new Error(`${where}: 405 without Allow`);
@@ -189,7 +191,9 @@ function toJsonSchemaDialect(node: unknown): unknown {
     return node;
   }
   // `x-propertyNames` is JSON Schema's `propertyNames`, which OpenAPI 3.0 lacks (label keys).
-  const converted = Object.fromEntries(Object.entries(node).map(([k, v]) => [k === 'x-propertyNames' ? 'propertyNames' : k, toJsonSchemaDialect(v)]));
+  const converted = Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [k === 'x-propertyNames' ? 'propertyNames' : k, toJsonSchemaDialect(v)]),
+  );
   if ('nullable' in converted) {
     const { nullable, ...rest } = converted;
     return nullable === true && typeof rest['type'] === 'string' ? { ...rest, type: [rest['type'], 'null'] } : rest;

@@ -11,9 +11,7 @@ describe('ContractValidator', () => {
 
   it('accepts each event kind with its payload and refuses a wrong payload', () => {
     expect(() => v.assertSchema('RunEvent', { ...envelope, type: 'run.started', data: { at: envelope.time } })).not.toThrow();
-    expect(() =>
-      v.assertSchema('RunEvent', { ...envelope, type: 'run.succeeded', data: { exitCode: 1, at: envelope.time } }),
-    ).toThrow();
+    expect(() => v.assertSchema('RunEvent', { ...envelope, type: 'run.succeeded', data: { exitCode: 1, at: envelope.time } })).toThrow();
     expect(() => v.assertSchema('RunEvent', { ...envelope, type: 'run.failed', data: { at: envelope.time } })).toThrow();
     expect(() => v.assertSchema('RunEvent', { ...envelope, type: 'run.exploded', data: { at: envelope.time } })).toThrow();
   });
@@ -23,7 +21,9 @@ describe('ContractValidator', () => {
     const answer = { status: 418, headers: headers({ 'content-type': 'application/problem+json' }), body: problem, text: 'x' };
     expect(() => v.assertResponse('GET', '/runs/{runId}', answer)).toThrow(/status 418 is not declared/);
     // `default` in the document does not make it pass either.
-    const withDefault = new ContractValidator(tinyDocument({ '200': { $ref: '#/components/responses/Problem' }, default: { $ref: '#/components/responses/Problem' } }));
+    const withDefault = new ContractValidator(
+      tinyDocument({ '200': { $ref: '#/components/responses/Problem' }, default: { $ref: '#/components/responses/Problem' } }),
+    );
     expect(() => withDefault.assertResponse('GET', '/thing', answer)).toThrow(/status 418 is not declared/);
     expect(() => withDefault.assertResponse('GET', '/thing', { ...answer, status: 200, body: { ...problem, status: 200 } })).not.toThrow();
   });
@@ -57,7 +57,12 @@ describe('ContractValidator', () => {
 
   it('refuses a response without X-Request-ID', () => {
     expect(() =>
-      v.assertResponse('GET', '/version', { status: 200, headers: new Headers({ 'content-type': 'application/json' }), body: {}, text: '{}' }),
+      v.assertResponse('GET', '/version', {
+        status: 200,
+        headers: new Headers({ 'content-type': 'application/json' }),
+        body: {},
+        text: '{}',
+      }),
     ).toThrow(/X-Request-ID/);
   });
 
@@ -83,7 +88,14 @@ describe('ContractValidator', () => {
   });
 
   it('holds a request outside the contract to 404 route_not_found or 405 method_not_allowed with Allow', () => {
-    const problem = (status: number, code: string) => ({ type: `urn:workload-run-service:problem:${code}`, title: 't', status, code, requestId: 'r1', retryable: false });
+    const problem = (status: number, code: string) => ({
+      type: `urn:workload-run-service:problem:${code}`,
+      title: 't',
+      status,
+      code,
+      requestId: 'r1',
+      retryable: false,
+    });
     const answer = (status: number, code: string, extra: Record<string, string> = {}) => ({
       status,
       headers: headers({ 'content-type': 'application/problem+json', ...extra }),
@@ -113,7 +125,9 @@ function tinyDocument(responses: Record<string, unknown>): { openapi: string; pa
       responses: {
         Problem: {
           description: 'A problem.',
-          content: { 'application/problem+json': { schema: { type: 'object', required: ['status'], properties: { status: { type: 'integer' } } } } },
+          content: {
+            'application/problem+json': { schema: { type: 'object', required: ['status'], properties: { status: { type: 'integer' } } } },
+          },
         },
       },
       schemas: {},
@@ -165,7 +179,9 @@ const SUCCEEDED_RUN = {
 describe('ContractClient', () => {
   it('refuses a path that names another operation than the one it is told to check the answer by', async () => {
     const client = new ContractClient('http://127.0.0.1:9');
-    await expect(client.call('GET /runs/{runId}', '/runs')).rejects.toThrow('GET /runs names the operation GET /runs, not GET /runs/{runId}');
+    await expect(client.call('GET /runs/{runId}', '/runs')).rejects.toThrow(
+      'GET /runs names the operation GET /runs, not GET /runs/{runId}',
+    );
     await expect(client.call('GET /runs', '/nothing')).rejects.toThrow('names no operation of the contract');
   });
 });

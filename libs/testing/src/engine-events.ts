@@ -53,17 +53,24 @@ export class EngineEventTap {
    */
   async stop(boundMs = 60_000): Promise<EngineEvent[]> {
     const name = `wrs-${this.sentinel}`;
-    await engineSend('POST', `/containers/create?name=${name}`, {
-      Image: CONTAINER_IMAGE,
-      Entrypoint: ['/bin/true'],
-      Labels: { [RUN_LABEL]: this.sentinel, [OWNER_LABEL]: this.owner },
-    }, this.socket);
+    await engineSend(
+      'POST',
+      `/containers/create?name=${name}`,
+      {
+        Image: CONTAINER_IMAGE,
+        Entrypoint: ['/bin/true'],
+        Labels: { [RUN_LABEL]: this.sentinel, [OWNER_LABEL]: this.owner },
+      },
+      this.socket,
+    );
     await engineSend('DELETE', `/containers/${name}?force=true`, undefined, this.socket);
     const deadline = Date.now() + boundMs;
     while (![...this.events.values()].some((e) => e.runId === this.sentinel && e.action === 'remove')) {
       if (Date.now() > deadline) {
         this.stopping = true;
-        throw new Error(`the engine's events did not show the sentinel's removal within ${boundMs} ms (${String(this.failure ?? 'no error')})`);
+        throw new Error(
+          `the engine's events did not show the sentinel's removal within ${boundMs} ms (${String(this.failure ?? 'no error')})`,
+        );
       }
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -85,7 +92,12 @@ export class EngineEventTap {
     const text = await engineGet(`/events?since=${this.sinceSec}&until=${until}&filters=${filters}`, this.socket, 60_000);
     for (const line of text.split('\n').filter((l) => l.trim() !== '')) {
       const raw = JSON.parse(line) as RawEvent;
-      const event = { action: raw.Action, runId: raw.Actor.Attributes?.[RUN_LABEL] ?? '', containerId: raw.Actor.ID, atMs: raw.timeNano / 1e6 };
+      const event = {
+        action: raw.Action,
+        runId: raw.Actor.Attributes?.[RUN_LABEL] ?? '',
+        containerId: raw.Actor.ID,
+        atMs: raw.timeNano / 1e6,
+      };
       this.events.set(`${raw.Actor.ID} ${raw.Action} ${raw.timeNano}`, event);
     }
   }

@@ -23,7 +23,9 @@ export function engineGet(path: string, socket: string, timeoutMs: number): Prom
     const req = request({ socketPath: socket, path, timeout: timeoutMs }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`the engine answered ${path} with HTTP ${res.statusCode}: ${body}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(body) : reject(new Error(`the engine answered ${path} with HTTP ${res.statusCode}: ${body}`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`the engine did not answer ${path} within ${timeoutMs} ms`)));
     req.on('error', reject);
@@ -52,7 +54,11 @@ export function engineRemove(id: string, socket = CONTAINER_SOCKET): Promise<voi
   return new Promise((resolve, reject) => {
     const req = request({ socketPath: socket, method: 'DELETE', path: `/containers/${id}?force=true`, timeout: 20_000 }, (res) => {
       res.resume();
-      res.on('end', () => ([200, 204, 404].includes(res.statusCode ?? 0) ? resolve() : reject(new Error(`the engine did not remove ${id} (HTTP ${res.statusCode})`))));
+      res.on('end', () =>
+        [200, 204, 404].includes(res.statusCode ?? 0)
+          ? resolve()
+          : reject(new Error(`the engine did not remove ${id} (HTTP ${res.statusCode})`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`the engine did not answer the removal of ${id}`)));
     req.on('error', reject);
@@ -79,7 +85,11 @@ export function engineSend(method: string, path: string, body?: unknown, socket 
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`the engine answered ${method} ${path} with HTTP ${res.statusCode}: ${text}`))));
+        res.on('end', () =>
+          (res.statusCode ?? 0) < 300
+            ? resolve()
+            : reject(new Error(`the engine answered ${method} ${path} with HTTP ${res.statusCode}: ${text}`)),
+        );
       },
     );
     req.on('timeout', () => req.destroy(new Error(`the engine did not answer ${method} ${path}`)));

@@ -29,7 +29,10 @@ export interface FaultyProxy {
  * that can lose an answer or answer in the upstream's place, so a client's retry rules meet the faults
  * they exist for. `decide` sees each request and how many came before it.
  */
-export async function startFaultyProxy(upstreamOrigin: string, decide: (request: ProxiedRequest, index: number) => ProxyAction = () => 'forward'): Promise<FaultyProxy> {
+export async function startFaultyProxy(
+  upstreamOrigin: string,
+  decide: (request: ProxiedRequest, index: number) => ProxyAction = () => 'forward',
+): Promise<FaultyProxy> {
   const upstream = new URL(upstreamOrigin);
   const requests: ProxiedRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -42,7 +45,13 @@ export async function startFaultyProxy(upstreamOrigin: string, decide: (request:
       return;
     }
     const outgoing = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: seen.method, path: seen.url, headers: { ...req.headers, host: upstream.host } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: seen.method,
+        path: seen.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
       (answer) => {
         if (action === 'lose-response') {
           answer.resume();

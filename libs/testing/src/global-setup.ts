@@ -16,7 +16,9 @@ export default async function globalSetup(): Promise<void> {
   const reachable = wanted !== 'environment' && (await engineReachable());
   if (wanted === 'testcontainers' && !reachable) {
     // Asked for by name (CI's Testcontainers pass): falling back would run the tier on something else.
-    throw new Error(`WRS_TEST_INFRA=testcontainers, but no container engine answers at ${process.env['DOCKER_HOST'] ?? 'the default socket'}`);
+    throw new Error(
+      `WRS_TEST_INFRA=testcontainers, but no container engine answers at ${process.env['DOCKER_HOST'] ?? 'the default socket'}`,
+    );
   }
   if (!reachable) {
     process.env[INFRA_ENV.source] = 'environment';

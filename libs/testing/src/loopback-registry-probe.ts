@@ -48,7 +48,10 @@ export function loopbackRegistryMissing(socket = CONTAINER_SOCKET): Missing {
   if (absent.length > 0) {
     return `no ${absent.join(', ')} (apt-get install docker-registry skopeo busybox-static)`;
   }
-  const probe = spawnSync(process.execPath, ['-e', PROBE, socket, LOOPBACK_REGISTRY_PORTS.join(',')], { encoding: 'utf8', timeout: 30_000 });
+  const probe = spawnSync(process.execPath, ['-e', PROBE, socket, LOOPBACK_REGISTRY_PORTS.join(',')], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   if (probe.error || probe.status !== 0) {
     return `the registry probe did not finish (${probe.error?.message ?? `exit ${probe.status}`})`;
   }

@@ -8,7 +8,14 @@ function jestOn(fixture: string, ci: boolean): { status: number | null; out: str
   const env = { ...process.env, CI: ci ? 'true' : 'false' };
   const run = spawnSync(
     process.execPath,
-    [join(ROOT, 'node_modules/jest/bin/jest.js'), '-c', 'jest.unit.config.js', '--testMatch', `<rootDir>/libs/testing/src/fixtures/${fixture}`, '--ci'],
+    [
+      join(ROOT, 'node_modules/jest/bin/jest.js'),
+      '-c',
+      'jest.unit.config.js',
+      '--testMatch',
+      `<rootDir>/libs/testing/src/fixtures/${fixture}`,
+      '--ci',
+    ],
     { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 },
   );
   return { status: run.status, out: `${run.stdout}${run.stderr}` };

@@ -68,7 +68,9 @@ function tryStart(options: PrismOptions, port: number): Promise<Outcome> {
   const limitMs = patience(20_000);
   return new Promise<Outcome>((resolve) => {
     const timer = setTimeout(() => {
-      void kill(child, closed).then(() => resolve({ failure: `not listening after ${limitMs} ms:\n${lines.join('\n')}`, portTaken: false }));
+      void kill(child, closed).then(() =>
+        resolve({ failure: `not listening after ${limitMs} ms:\n${lines.join('\n')}`, portTaken: false }),
+      );
     }, limitMs);
     const onLine = (line: string): void => {
       lines.push(line);

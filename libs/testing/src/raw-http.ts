@@ -89,7 +89,11 @@ export class RawConnection {
 }
 
 /** One request over a fresh connection: its first answer (undefined: none before closing or the wait). */
-export async function rawExchange(port: number, request: string | Buffer, waitMs: number): Promise<{ answer?: RawAnswer; connection: RawConnection }> {
+export async function rawExchange(
+  port: number,
+  request: string | Buffer,
+  waitMs: number,
+): Promise<{ answer?: RawAnswer; connection: RawConnection }> {
   const connection = await RawConnection.open(port);
   connection.write(request);
   return { answer: await connection.nextAnswer(waitMs), connection };

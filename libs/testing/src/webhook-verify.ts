@@ -12,7 +12,9 @@ export function verifyStandardWebhook(secret: string, received: ReceivedWebhook)
   if (!/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) {
     return false;
   }
-  const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${received.body}`).digest();
+  const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    .update(`${id}.${timestamp}.${received.body}`)
+    .digest();
   return String(received.headers['webhook-signature'])
     .split(' ')
     .map((part) => part.split(','))

@@ -36,7 +36,7 @@ describe('the console mount', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves pages and assets with the console\'s CSP and the other headers of a page', async () => {
+  it("serves pages and assets with the console's CSP and the other headers of a page", async () => {
     for (const path of ['/console/', '/console/runs/abc', '/console/assets/app-1234.js']) {
       const res = await fetch(`${origin}${path}`);
       await res.text();

@@ -37,13 +37,24 @@ describe('active-runs quota: a count in Redis, corrected by Postgres', () => {
     const at = new Date().toISOString();
     await new RunProjection(db).project(runId, 1, {
       type: 'run.created',
-      data: { runId, workspaceId: workspace, workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: randomUUID(), at },
+      data: {
+        runId,
+        workspaceId: workspace,
+        workload: { image: 'busybox' },
+        provider: 'auto',
+        region: 'auto',
+        idempotencyKey: randomUUID(),
+        at,
+      },
     });
     version.set(runId, 1);
   };
   const finish = async (runId: string): Promise<void> => {
     const next = (version.get(runId) ?? 1) + 1;
-    await new RunProjection(db).project(runId, next, { type: 'run.canceled', data: { requestedBy: 'test-user', at: new Date().toISOString() } });
+    await new RunProjection(db).project(runId, next, {
+      type: 'run.canceled',
+      data: { requestedBy: 'test-user', at: new Date().toISOString() },
+    });
     version.set(runId, next);
   };
   const keptCount = async (): Promise<string | null> => redis.get(`${env.namespace}:quota:active:${workspace}`);
@@ -51,7 +62,11 @@ describe('active-runs quota: a count in Redis, corrected by Postgres', () => {
   beforeAll(async () => {
     env = await isolatedEnvironment();
     await migrate(env.database);
-    api = await startApi(env, publicKeyFile, { LIMIT_ACTIVE_RUNS: '2', LIMIT_REQUESTS_PER_MINUTE: '100000', LIMIT_TOKEN_REQUESTS_PER_MINUTE: '100000' });
+    api = await startApi(env, publicKeyFile, {
+      LIMIT_ACTIVE_RUNS: '2',
+      LIMIT_REQUESTS_PER_MINUTE: '100000',
+      LIMIT_TOKEN_REQUESTS_PER_MINUTE: '100000',
+    });
     await api.deps.module.workspaces.ensure(workspace, 'Quota');
     db = await openDatabase(env.database);
     redis = new Redis(env.redisUrl);

@@ -42,7 +42,7 @@ describe('POST /runs with Cancel-After', () => {
     expect(replay.body).toEqual(run);
   });
 
-  it('is part of the key\'s fingerprint: the same key with another or no Cancel-After is a 409', async () => {
+  it("is part of the key's fingerprint: the same key with another or no Cancel-After is a 409", async () => {
     const idempotencyKey = randomUUID();
     expect((await create(idempotencyKey, '60')).status).toBe(201);
     expect(await create(idempotencyKey, '61')).toMatchObject({ status: 409, body: { code: 'idempotency_conflict' } });

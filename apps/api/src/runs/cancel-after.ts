@@ -17,7 +17,14 @@ export function cancelAfterSeconds(header: string | undefined): number | undefin
   if (!match || header.trim() === '' || !Number.isSafeInteger(total) || total < 1 || total > MAX_CANCEL_AFTER_SECONDS) {
     throw new ProblemError('validation_failed', {
       params: {
-        errors: [{ field: 'Cancel-After', message: `Cancel-After must be a duration of 1 s to ${MAX_CANCEL_AFTER_SECONDS} s: seconds (90) or 1h30m15s`, min: 1, max: MAX_CANCEL_AFTER_SECONDS }],
+        errors: [
+          {
+            field: 'Cancel-After',
+            message: `Cancel-After must be a duration of 1 s to ${MAX_CANCEL_AFTER_SECONDS} s: seconds (90) or 1h30m15s`,
+            min: 1,
+            max: MAX_CANCEL_AFTER_SECONDS,
+          },
+        ],
       },
     });
   }

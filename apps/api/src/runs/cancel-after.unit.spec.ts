@@ -11,13 +11,16 @@ describe('Cancel-After', () => {
     expect(cancelAfterSeconds('168h')).toBe(MAX_CANCEL_AFTER_SECONDS);
   });
 
-  it.each(['', '0', '0s', 'h', '1d', '-5', '1.5m', '5m1h', `${MAX_CANCEL_AFTER_SECONDS + 1}`, '99999999999999999999'])('refuses %p with a 400 naming the header', (value) => {
-    try {
-      cancelAfterSeconds(value);
-      throw new Error('accepted');
-    } catch (error) {
-      expect(error).toBeInstanceOf(ProblemError);
-      expect((error as ProblemError).options.params).toMatchObject({ errors: [{ field: 'Cancel-After' }] });
-    }
-  });
+  it.each(['', '0', '0s', 'h', '1d', '-5', '1.5m', '5m1h', `${MAX_CANCEL_AFTER_SECONDS + 1}`, '99999999999999999999'])(
+    'refuses %p with a 400 naming the header',
+    (value) => {
+      try {
+        cancelAfterSeconds(value);
+        throw new Error('accepted');
+      } catch (error) {
+        expect(error).toBeInstanceOf(ProblemError);
+        expect((error as ProblemError).options.params).toMatchObject({ errors: [{ field: 'Cancel-After' }] });
+      }
+    },
+  );
 });

@@ -73,7 +73,7 @@ describe('POST /runs/{id}:cancel is decided by the api, If-Match against the las
     expect((await store.read('ws-cancel', id)).events.map((e) => e.event.type)).toEqual(['run.created']);
   });
 
-  it('a queued run is canceled at once: the 202 says canceled, and the event is in the run\'s stream', async () => {
+  it("a queued run is canceled at once: the 202 says canceled, and the event is in the run's stream", async () => {
     const { id } = await create();
     const etag = (await get(id)).headers.get('etag')!;
     const res = await cancel(id, etag);
@@ -133,7 +133,7 @@ describe('POST /runs/{id}:cancel is decided by the api, If-Match against the las
     expect(again.body).toEqual(first.body);
   });
 
-  it('another workspace\'s run, with or without If-Match, is 404 exactly like a missing one', async () => {
+  it("another workspace's run, with or without If-Match, is 404 exactly like a missing one", async () => {
     const { id } = await running();
     const other = testToken(key, 'ws-elsewhere');
     await api.deps.module.workspaces.ensure('ws-elsewhere', 'Elsewhere');

@@ -15,7 +15,11 @@ describe("a create's Redis work: the rate limit and the begin in one round trip"
   let api: InProcessApi;
 
   const create = (idempotencyKey: string, workload: Record<string, unknown> = { image: 'busybox' }) =>
-    api.client.call('POST /runs', '/runs', { token, headers: { 'idempotency-key': idempotencyKey }, body: { workload, provider: 'auto', region: 'auto' } });
+    api.client.call('POST /runs', '/runs', {
+      token,
+      headers: { 'idempotency-key': idempotencyKey },
+      body: { workload, provider: 'auto', region: 'auto' },
+    });
 
   beforeAll(async () => {
     env = await isolatedEnvironment();

@@ -17,7 +17,7 @@ interface RunBody {
  * No run-worker runs here: whatever a client sees of a new run, the api put there itself. The create
  * appends the run's first event before it answers, so the run's event stream and GET have it at once.
  */
-describe('POST /runs records the run\'s first event before answering', () => {
+describe("POST /runs records the run's first event before answering", () => {
   const { key, publicKeyFile } = testSigningKey();
   const token = testToken(key, 'ws-first');
   let env: IsolatedEnvironment;

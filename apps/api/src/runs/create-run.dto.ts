@@ -30,7 +30,11 @@ function IsEnvMap(options?: ValidationOptions): PropertyDecorator {
       options: { context: { limit: 64 }, ...options },
       validator: {
         validate: (value: unknown) =>
-          typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length <= 64 && refusedEnvKeys(value).length === 0,
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.keys(value).length <= 64 &&
+          refusedEnvKeys(value).length === 0,
         // The keys refused are named: a client must see which of its variables was the problem.
         defaultMessage: (args) => {
           const refused = typeof args?.value === 'object' && args.value !== null ? refusedEnvKeys(args.value as object) : [];

@@ -27,7 +27,11 @@ export const IDEMPOTENCY_LOCK_MS = 5_000;
 
 /** The keys a create's begin reads and writes: finished claim, lock, active-runs count. */
 export function beginKeys(prefix: string, workspaceId: string, keyHash: string): [string, string, string] {
-  return [`${prefix}:idem:done:${workspaceId}:${keyHash}`, `${prefix}:idem:lock:${workspaceId}:${keyHash}`, `${prefix}:quota:active:${workspaceId}`];
+  return [
+    `${prefix}:idem:done:${workspaceId}:${keyHash}`,
+    `${prefix}:idem:lock:${workspaceId}:${keyHash}`,
+    `${prefix}:quota:active:${workspaceId}`,
+  ];
 }
 
 /** The begin script's answer. */
@@ -65,7 +69,8 @@ export class IdempotencyCache {
 
   async begin(workspaceId: string, keyHash: string): Promise<BeginResult> {
     const reply = await this.attempt(
-      () => BEGIN_SCRIPT.run(this.redis, beginKeys(this.prefix, workspaceId, keyHash), [this.lockMs]) as Promise<[string, (string | null)?]>,
+      () =>
+        BEGIN_SCRIPT.run(this.redis, beginKeys(this.prefix, workspaceId, keyHash), [this.lockMs]) as Promise<[string, (string | null)?]>,
       undefined,
     );
     return reply === undefined ? { lock: 'cache-unavailable' } : beginResultOf(reply);
@@ -74,7 +79,10 @@ export class IdempotencyCache {
   /** Records the finished claim and releases the lock (and counts a new run); false if Redis could not be told. */
   async finish(workspaceId: string, keyHash: string, claim: IdempotencyClaim, newRun: boolean): Promise<boolean> {
     const keys = beginKeys(this.prefix, workspaceId, keyHash);
-    const done = await this.attempt(() => FINISH_SCRIPT.run(this.redis, keys, [JSON.stringify(claim), this.retentionMs, newRun ? '1' : '0']), null);
+    const done = await this.attempt(
+      () => FINISH_SCRIPT.run(this.redis, keys, [JSON.stringify(claim), this.retentionMs, newRun ? '1' : '0']),
+      null,
+    );
     return done !== null;
   }
 

@@ -3,7 +3,7 @@ import { contractValidator } from '@wrs/testing';
 import fc from 'fast-check';
 
 /** `GET /runs?label=` takes exactly the filters the contract's LabelSelector pattern describes. */
-describe('label filters agree with the contract\'s LabelSelector', () => {
+describe("label filters agree with the contract's LabelSelector", () => {
   const contractAccepts = (selector: string): boolean => {
     try {
       contractValidator().assertSchema('LabelSelector', selector);
@@ -17,7 +17,10 @@ describe('label filters agree with the contract\'s LabelSelector', () => {
     fc.constantFrom(`${'a'.repeat(253)}/x`, `${'a'.repeat(254)}/x`, 'a'.repeat(63), 'a'.repeat(64)),
     fc.string({ maxLength: 4 }),
   );
-  const selector = fc.oneof(fc.tuple(part, part).map(([key, value]) => `${key}=${value}`), part);
+  const selector = fc.oneof(
+    fc.tuple(part, part).map(([key, value]) => `${key}=${value}`),
+    part,
+  );
 
   it('accepts and refuses the same filters', () => {
     fc.assert(
@@ -30,7 +33,11 @@ describe('label filters agree with the contract\'s LabelSelector', () => {
 
   it('accepts the forms the contract shows', () => {
     for (const candidate of ['team=ml', 'example.com/tier=', `${'a'.repeat(253)}/${'b'.repeat(63)}=${'c'.repeat(63)}`]) {
-      expect({ candidate, api: parseLabelSelector(candidate) !== null, contract: contractAccepts(candidate) }).toEqual({ candidate, api: true, contract: true });
+      expect({ candidate, api: parseLabelSelector(candidate) !== null, contract: contractAccepts(candidate) }).toEqual({
+        candidate,
+        api: true,
+        contract: true,
+      });
     }
   });
 });

@@ -43,7 +43,12 @@ export function parseListRunsQuery(query: Record<string, unknown>): RunListFilte
   const idempotencyKey = single('idempotencyKey');
   const labels = parseLabels(query['label'], errors);
   if (idempotencyKey !== undefined && !PRINTABLE_ASCII.test(idempotencyKey)) {
-    errors.push({ field: 'idempotencyKey', message: 'idempotencyKey must be 1 to 255 printable ASCII characters', minLength: 1, maxLength: 255 });
+    errors.push({
+      field: 'idempotencyKey',
+      message: 'idempotencyKey must be 1 to 255 printable ASCII characters',
+      minLength: 1,
+      maxLength: 255,
+    });
   }
   if (errors.length > 0) {
     throw new ProblemError('validation_failed', { params: { errors } });
@@ -71,7 +76,7 @@ function parseLabels(raw: unknown, errors: FieldError[]): { key: string; value: 
       field: 'label',
       message:
         'each label must be key=value: a key of Kubernetes label form ([prefix/]name, the name at most 63 characters: letters, digits, -, _ and ., ' +
-        'a letter or digit at each end), and a value empty or of a name\'s form',
+        "a letter or digit at each end), and a value empty or of a name's form",
       refused: refused.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
     });
     return undefined;

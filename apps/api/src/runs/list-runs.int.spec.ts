@@ -32,7 +32,7 @@ const MINUTE = 60_000;
  * from events with chosen creation times, so order, ties, paging and every filter are checked exactly.
  * Every answer goes through the contract client, so each 200 and each 400 is held to the contract.
  */
-describe('GET /runs: the workspace\'s runs, newest first, a page at a time', () => {
+describe("GET /runs: the workspace's runs, newest first, a page at a time", () => {
   const { key, publicKeyFile } = testSigningKey();
   const tokenA = testToken(key, 'ws-list-a');
   const tokenB = testToken(key, 'ws-list-b');
@@ -144,7 +144,7 @@ describe('GET /runs: the workspace\'s runs, newest first, a page at a time', () 
     expect(justAfter.items.map((r) => r.id)).toEqual([]);
   });
 
-  it('finds a run by its Idempotency-Key, in the caller\'s workspace only', async () => {
+  it("finds a run by its Idempotency-Key, in the caller's workspace only", async () => {
     const run = expectedA.find((r) => r.key === 'key-5');
     const res = await list('?idempotencyKey=key-5');
     expect(body(res).items.map((r) => r.id)).toEqual([run?.id]);
@@ -173,7 +173,7 @@ describe('GET /runs: the workspace\'s runs, newest first, a page at a time', () 
     expect(body(await list(`?idempotencyKey=${idempotencyKey}`, tokenB)).items).toEqual([]);
   });
 
-  it('never lists another workspace\'s runs', async () => {
+  it("never lists another workspace's runs", async () => {
     const { ids } = await pageThrough('', 100);
     expect(ids.filter((id) => runsB.includes(id))).toEqual([]);
     const inB = body(await list('?limit=100', tokenB));
@@ -193,7 +193,12 @@ describe('GET /runs: the workspace\'s runs, newest first, a page at a time', () 
       ['limit negative', '?limit=-1', 'validation_failed', { field: 'limit' }],
       ['limit given twice', '?limit=1&limit=2', 'validation_failed', { field: 'limit' }],
       ['cursor given twice', '?cursor=abc&cursor=def', 'validation_failed', { field: 'cursor' }],
-      ['an unknown state', '?state=queued,done', 'validation_failed', { field: 'state', allowed: ['queued', 'starting', 'running', 'canceling', 'succeeded', 'failed', 'canceled'] }],
+      [
+        'an unknown state',
+        '?state=queued,done',
+        'validation_failed',
+        { field: 'state', allowed: ['queued', 'starting', 'running', 'canceling', 'succeeded', 'failed', 'canceled'] },
+      ],
       ['an empty state', '?state=', 'validation_failed', { field: 'state' }],
       ['createdAfter not a date', '?createdAfter=yesterday', 'validation_failed', { field: 'createdAfter' }],
       ['createdBefore 31 February', '?createdBefore=2026-02-31T00:00:00Z', 'validation_failed', { field: 'createdBefore' }],

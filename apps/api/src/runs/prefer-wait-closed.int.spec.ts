@@ -53,7 +53,12 @@ describe('a Prefer: wait closed by its client is logged and traced as its reques
     const requestId = `wait-closed-${runId}`;
     const client = new AbortController();
     const answer = fetch(`${api.url}/runs/${runId}`, {
-      headers: { authorization: `Bearer ${token}`, prefer: 'wait=20', 'x-request-id': requestId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      headers: {
+        authorization: `Bearer ${token}`,
+        prefer: 'wait=20',
+        'x-request-id': requestId,
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
       signal: client.signal,
     });
     const endings = api.deps.module.endings;
@@ -61,9 +66,20 @@ describe('a Prefer: wait closed by its client is logged and traced as its reques
     client.abort();
     await expect(answer).rejects.toThrow();
     await eventually(() => Promise.resolve(endings.waiting === 0 || undefined), 10_000, 'the wait dropped');
-    const line = await eventually(() => Promise.resolve(lines.find((l) => l['msg'] === 'request closed by the client' && l['requestId'] === requestId)), 10_000, 'the close logged');
+    const line = await eventually(
+      () => Promise.resolve(lines.find((l) => l['msg'] === 'request closed by the client' && l['requestId'] === requestId)),
+      10_000,
+      'the close logged',
+    );
     const span = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER && s.spanContext().traceId === traceId);
     expect(span?.name).toBe('GET /api/v1/runs/:runId');
-    expect(line).toMatchObject({ requestId, traceId, spanId: span?.spanContext().spanId, route: '/api/v1/runs/:runId', runId, workspaceId: 'ws-wait-closed' });
+    expect(line).toMatchObject({
+      requestId,
+      traceId,
+      spanId: span?.spanContext().spanId,
+      route: '/api/v1/runs/:runId',
+      runId,
+      workspaceId: 'ws-wait-closed',
+    });
   });
 });

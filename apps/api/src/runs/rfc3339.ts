@@ -1,5 +1,4 @@
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
 /** Postgres' timestamptz range, as far as a filter can need it (years 1 to 9999, UTC). */
 const EARLIEST = utc(1, 1, 1, 0, 0, 0, 0);
@@ -20,8 +19,7 @@ export function parseRfc3339(text: string): number | null {
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   const offsetHours = Number(m[9] ?? 0);
   const offsetMinutes = Number(m[10] ?? 0);
-  const fieldsValid =
-    month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && hour <= 23 && minute <= 59 && second <= 60;
+  const fieldsValid = month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && hour <= 23 && minute <= 59 && second <= 60;
   if (!fieldsValid || offsetHours > 23 || offsetMinutes > 59) {
     return null;
   }

@@ -36,7 +36,10 @@ export class RunCancelService {
       }
       // Writers kept moving the run on through every retry: rare, and worth a retry by the client.
       if (error instanceof VersionConflictError) {
-        throw new ProblemError('dependency_unavailable', { headers: { 'Retry-After': '1' }, detail: 'the run changed on every attempt to decide the cancel; retry' });
+        throw new ProblemError('dependency_unavailable', {
+          headers: { 'Retry-After': '1' },
+          detail: 'the run changed on every attempt to decide the cancel; retry',
+        });
       }
       throw error;
     }

@@ -103,7 +103,7 @@ describe('run labels: workload.labels and GET /runs?label=key=value', () => {
     expect(page.items.map((r) => [r.id, r.workload.labels])).toEqual([[run.id, labels]]);
   });
 
-  it('filters by one label: every run of the workspace with it, newest first, no other workspace\'s', async () => {
+  it("filters by one label: every run of the workspace with it, newest first, no other workspace's", async () => {
     expect(await listed('?label=team=ml')).toEqual([ids['prefixed'], ids['mlDev'], ids['mlProd']]);
     expect(await listed('?label=env=prod')).toEqual([ids['prefixed'], ids['webProd'], ids['mlProd']]);
     expect(await listed('?label=example.com/tier=')).toEqual([ids['prefixed']]);
@@ -171,7 +171,9 @@ describe('run labels: workload.labels and GET /runs?label=key=value', () => {
     for (const query of ['label=team', 'label=-team=ml', 'label=team=ml!', 'label==ml', 'label=team=a=b', `label=${'a'.repeat(64)}=x`]) {
       const res = await list(`?${query}`);
       expect({ query, status: res.status, code: problem(res).code }).toEqual({ query, status: 400, code: 'validation_failed' });
-      expect(problem(res).params?.errors).toEqual([expect.objectContaining({ field: 'label', refused: [decodeURIComponent(query.slice('label='.length))] })]);
+      expect(problem(res).params?.errors).toEqual([
+        expect.objectContaining({ field: 'label', refused: [decodeURIComponent(query.slice('label='.length))] }),
+      ]);
     }
     const many = Array.from({ length: 17 }, (_, i) => `label=k${i}=v`).join('&');
     const res = await list(`?${many}`);

@@ -29,10 +29,7 @@ export class RunsController {
   ) {}
 
   @Get()
-  async list(
-    @Req() req: Request,
-    @Query() query: Record<string, unknown>,
-  ): Promise<Immutable<RunList>> {
+  async list(@Req() req: Request, @Query() query: Record<string, unknown>): Promise<Immutable<RunList>> {
     const page = await this.runList.list(authOf(req).workspaceId, parseListRunsQuery(query));
     const last = page.lastOfPage;
     return toRunList(page.items, last ? encodeRunCursor({ createdAt: last.createdAt, id: last.runId }) : null);
@@ -49,7 +46,13 @@ export class RunsController {
     @Body() body: CreateRunDto,
   ): Promise<Immutable<RunResource>> {
     const key = requireIdempotencyKey(idempotencyKey);
-    const { run, replayed } = await this.runs.create(authOf(req).workspaceId, key, body, cancelAfterSeconds(cancelAfter), takeBegunAhead(req, key));
+    const { run, replayed } = await this.runs.create(
+      authOf(req).workspaceId,
+      key,
+      body,
+      cancelAfterSeconds(cancelAfter),
+      takeBegunAhead(req, key),
+    );
     if (replayed) {
       idempotentReplays.inc();
     } else {
@@ -99,7 +102,10 @@ export class RunsController {
   ): Promise<Immutable<RunResource>> {
     // The contract says no body: one sent means the client expects it to count (a reason, say), and it would not.
     if (hasBody(req)) {
-      throw new ProblemError('validation_failed', { detail: 'a cancel takes no request body', params: { errors: [{ field: 'body', message: 'a cancel takes no request body' }] } });
+      throw new ProblemError('validation_failed', {
+        detail: 'a cancel takes no request body',
+        params: { errors: [{ field: 'body', message: 'a cancel takes no request body' }] },
+      });
     }
     const auth = authOf(req);
     return toRunResource(await this.cancels.cancel(auth.workspaceId, runId, auth.subject, requestIdOf(req), ifMatch));

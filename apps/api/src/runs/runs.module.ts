@@ -17,7 +17,11 @@ import { UnprojectedRuns } from './unprojected-runs';
     RunListService,
     UnprojectedRuns,
     // The api decides cancels itself: load, decide, append, again on a conflict.
-    { provide: RunCommandHandler, useFactory: (events: RunEventStore) => new RunCommandHandler(events, () => decisionConflicts.inc()), inject: [RunEventStore] },
+    {
+      provide: RunCommandHandler,
+      useFactory: (events: RunEventStore) => new RunCommandHandler(events, () => decisionConflicts.inc()),
+      inject: [RunEventStore],
+    },
   ],
 })
 export class RunsModule {}

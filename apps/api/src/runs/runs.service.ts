@@ -159,7 +159,13 @@ export class RunsService {
   }
 }
 
-function createCommand(claim: IdempotencyClaim, workspaceId: string, idempotencyKey: string, body: CreateRunDto, cancelAfter?: number): CreateRun {
+function createCommand(
+  claim: IdempotencyClaim,
+  workspaceId: string,
+  idempotencyKey: string,
+  body: CreateRunDto,
+  cancelAfter?: number,
+): CreateRun {
   return {
     // From the claim's time, so every replay computes the same deadline.
     ...(cancelAfter !== undefined ? { deadline: new Date(Date.parse(claim.createdAt) + cancelAfter * 1000).toISOString() } : {}),

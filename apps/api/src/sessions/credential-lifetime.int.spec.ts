@@ -49,8 +49,8 @@ describe('sessions, CSRF origins and non-JWT bearer values, on the real api', ()
     return { cookie: `${SESSION_COOKIE}=${id}`, csrf: body.csrfToken, expiresAt: body.expiresAt };
   }
 
-  describe('a session lasts min(SESSION_TTL_SECONDS, its token\'s exp)', () => {
-    it('ends at its token\'s expiry: used after it, it is 401', async () => {
+  describe("a session lasts min(SESSION_TTL_SECONDS, its token's exp)", () => {
+    it("ends at its token's expiry: used after it, it is 401", async () => {
       const token = testToken(key, 'ws-life', { ttlSeconds: 2 });
       const exp = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { exp: number }).exp;
       const s = await session(token);
@@ -74,7 +74,11 @@ describe('sessions, CSRF origins and non-JWT bearer values, on the real api', ()
     it('refuses a foreign Origin dressed up with X-Forwarded-Host/-Proto', async () => {
       const s = await session(testToken(key, 'ws-life'));
       const res = await cancel({
-        cookie: s.cookie, 'x-csrf-token': s.csrf, origin: 'https://evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https',
+        cookie: s.cookie,
+        'x-csrf-token': s.csrf,
+        origin: 'https://evil.example',
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-proto': 'https',
       });
       expect([res.status, (res.body as Problem).code]).toEqual([403, 'csrf_failed']);
     });
@@ -86,7 +90,12 @@ describe('sessions, CSRF origins and non-JWT bearer values, on the real api', ()
       expect([own.status, (own.body as Problem).code]).toEqual([404, 'run_not_found']);
       const sibling = await cancel({ cookie: s.cookie, 'x-csrf-token': s.csrf, origin: SIBLING, 'sec-fetch-site': 'same-site' });
       expect([sibling.status, (sibling.body as Problem).code]).toEqual([404, 'run_not_found']);
-      const stranger = await cancel({ cookie: s.cookie, 'x-csrf-token': s.csrf, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+      const stranger = await cancel({
+        cookie: s.cookie,
+        'x-csrf-token': s.csrf,
+        origin: 'https://evil.example',
+        'sec-fetch-site': 'cross-site',
+      });
       expect([stranger.status, (stranger.body as Problem).code]).toEqual([403, 'csrf_failed']);
     });
   });
@@ -101,14 +110,25 @@ describe('sessions, CSRF origins and non-JWT bearer values, on the real api', ()
       const before = (await storedKeysAsBearer.get()).values[0]?.value ?? 0;
       const answers = [];
       for (const value of [stored, stranger]) {
-        const res = await api.client.call('GET /workspaces/current', '/workspaces/current', { headers: { authorization: `Bearer ${value}` } });
-        answers.push({ status: res.status, code: (res.body as Problem).code, title: (res.body as Problem).title, auth: res.headers.get('www-authenticate') });
+        const res = await api.client.call('GET /workspaces/current', '/workspaces/current', {
+          headers: { authorization: `Bearer ${value}` },
+        });
+        answers.push({
+          status: res.status,
+          code: (res.body as Problem).code,
+          title: (res.body as Problem).title,
+          auth: res.headers.get('www-authenticate'),
+        });
         expect(res.text).not.toContain(value);
       }
       expect(answers[0]).toEqual(answers[1]);
       expect(answers[0]).toMatchObject({ status: 401, code: 'token_malformed' });
       // Afterwards the operator is told about the stored one only (counted; the log line names the request).
-      await eventually(async () => ((await storedKeysAsBearer.get()).values[0]?.value ?? 0) === before + 1 || undefined, 10_000, 'the stored key to be counted');
+      await eventually(
+        async () => ((await storedKeysAsBearer.get()).values[0]?.value ?? 0) === before + 1 || undefined,
+        10_000,
+        'the stored key to be counted',
+      );
 
       // The order, as Redis sees it: no lookup until the answer is gone (the response closes).
       const monitor = await monitorRedis(env.redisUrl);
@@ -122,7 +142,11 @@ describe('sessions, CSRF origins and non-JWT bearer values, on the real api', ()
         const markerClient = await connectRedis(env.redisUrl, () => undefined);
         await markerClient.echo(marker);
         markerClient.disconnect();
-        await eventually(() => Promise.resolve(seen.some((line) => line.includes(marker)) || undefined), 10_000, 'the marker in the monitor');
+        await eventually(
+          () => Promise.resolve(seen.some((line) => line.includes(marker)) || undefined),
+          10_000,
+          'the marker in the monitor',
+        );
         const lookup = (line: string): boolean => line.toLowerCase().startsWith('sismember') && line.includes(fingerprint as string);
         expect(seen.filter(lookup)).toEqual([]);
         res.emit('close');

@@ -1,4 +1,14 @@
-import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsString, MaxLength, Validate, type ValidatorConstraintInterface, ValidatorConstraint } from 'class-validator';
+import {
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsString,
+  MaxLength,
+  Validate,
+  type ValidatorConstraintInterface,
+  ValidatorConstraint,
+} from 'class-validator';
 import type { WebhookEventKind } from '@wrs/persistence';
 import { OptionalNotNull } from '../validation/optional';
 

@@ -60,7 +60,13 @@ describe('webhooks API', () => {
     expect(openSecret(row!.sealed, privateKeks, `webhook/ws-hooks/${hook.id}`)).toBe(hook.secret);
     const read = await call('GET /webhooks/{webhookId}', `/webhooks/${hook.id}`);
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ id: hook.id, url: hook.url, events: ['started', 'completed'], createdAt: expect.any(String), secretRotatedAt: hook.secretRotatedAt });
+    expect(read.body).toEqual({
+      id: hook.id,
+      url: hook.url,
+      events: ['started', 'completed'],
+      createdAt: expect.any(String),
+      secretRotatedAt: hook.secretRotatedAt,
+    });
   });
 
   it('asks for completed events when none are named, and lists endpoints without secrets', async () => {
@@ -113,11 +119,20 @@ describe('webhooks API', () => {
     const res = await call('GET /webhooks/{webhookId}/deliveries', `/webhooks/${hook.id}/deliveries`);
     expect(res.status).toBe(200);
     expect((res.body as { items: unknown[] }).items).toEqual([
-      expect.objectContaining({ id: 'msg_test', runId: 'run-1', type: 'run.completed', status: 'pending', attempts: 1, responseStatus: 500, error: 'status', nextAttemptAt: expect.any(String) }),
+      expect.objectContaining({
+        id: 'msg_test',
+        runId: 'run-1',
+        type: 'run.completed',
+        status: 'pending',
+        attempts: 1,
+        responseStatus: 500,
+        error: 'status',
+        nextAttemptAt: expect.any(String),
+      }),
     ]);
   });
 
-  it('answers 404 webhook_not_found for another workspace\'s endpoint on every route with an id, and for a malformed id', async () => {
+  it("answers 404 webhook_not_found for another workspace's endpoint on every route with an id, and for a malformed id", async () => {
     const hook = (await create({ url: 'https://hooks.example.com/mine' })).body as WebhookBody;
     const routes: [string, string][] = [
       ['GET /webhooks/{webhookId}', `/webhooks/${hook.id}`],

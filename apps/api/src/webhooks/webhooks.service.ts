@@ -31,7 +31,10 @@ export class WebhooksService {
   async create(workspaceId: string, body: CreateWebhookDto): Promise<WebhookWithSecret> {
     const id = randomUUID();
     const { secret, sealed } = this.newSecret(workspaceId, id);
-    const summary = await this.webhooks.add({ id, workspaceId, url: body.url, events: body.events ?? ['completed'], sealed }, MAX_WEBHOOKS_PER_WORKSPACE);
+    const summary = await this.webhooks.add(
+      { id, workspaceId, url: body.url, events: body.events ?? ['completed'], sealed },
+      MAX_WEBHOOKS_PER_WORKSPACE,
+    );
     if (!summary) {
       throw new ProblemError('webhook_limit_reached', { params: { limit: MAX_WEBHOOKS_PER_WORKSPACE } });
     }

@@ -18,13 +18,29 @@ export interface FloorLoads {
 }
 
 /** A no-op GET and a no-op POST with a create's JSON body, 64 connections each, as create and read are driven. */
-export async function measureFloor(floor: FloorProcess, seconds: number, createBody: string): Promise<{ loads: FloorLoads; figures: Figure[] }> {
+export async function measureFloor(
+  floor: FloorProcess,
+  seconds: number,
+  createBody: string,
+): Promise<{ loads: FloorLoads; figures: Figure[] }> {
   const read = await loadWithCpu({ url: `${floor.url}/runs/${randomUUID()}`, connections: 64, duration: seconds }, floor.pid);
   const create = await loadWithCpu(
-    { url: `${floor.url}/runs`, connections: 64, duration: seconds, method: 'POST', headers: { 'content-type': 'application/json' }, body: createBody },
+    {
+      url: `${floor.url}/runs`,
+      connections: 64,
+      duration: seconds,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: createBody,
+    },
     floor.pid,
   );
-  const figures = ([['GET /runs/{id} no-op', read], ['POST /runs no-op with a create\'s JSON body', create]] as const).flatMap(([what, load]): Figure[] => [
+  const figures = (
+    [
+      ['GET /runs/{id} no-op', read],
+      ["POST /runs no-op with a create's JSON body", create],
+    ] as const
+  ).flatMap(([what, load]): Figure[] => [
     { scenario: 'floor', metric: `${what}: throughput (64 connections)`, value: round(load.rate), unit: 'req/s' },
     { scenario: 'floor', metric: `${what}: latency p99`, value: load.result.latency.p99, unit: 'ms' },
     { scenario: 'floor', metric: `${what}: CPU per request (floor process)`, value: round(load.cpuMsPerRequest, 3), unit: 'ms' },

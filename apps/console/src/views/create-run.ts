@@ -28,7 +28,13 @@ export function createRunView(navigate: Navigate): View {
     { class: 'card create', method: 'post', action: '#' },
     field('image', 'Image', image),
     field('args', 'Arguments (one per line)', args, 'args-help', 'Passed to the image’s entrypoint, in order.'),
-    field('env', 'Environment (NAME=value, one per line)', env, 'env-help', 'The simulator reads SIM_DURATION_MS, SIM_LOG_LINES, SIM_EXIT_CODE.'),
+    field(
+      'env',
+      'Environment (NAME=value, one per line)',
+      env,
+      'env-help',
+      'The simulator reads SIM_DURATION_MS, SIM_LOG_LINES, SIM_EXIT_CODE.',
+    ),
     field('timeout', 'Timeout in seconds (optional)', timeout),
     h('div', { class: 'row' }, field('provider', 'Provider', provider), field('region', 'Region', region)),
     h('div', { class: 'actions' }, submit, h('a', { href: '/console/', 'data-route': '', class: 'button secondary' }, 'Back to runs')),
@@ -61,7 +67,11 @@ export function createRunView(navigate: Navigate): View {
   });
 
   const requestBody = (): unknown => {
-    const lines = (text: string): string[] => text.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = (text: string): string[] =>
+      text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
     const envEntries = lines(env.value).map((line) => {
       const at = line.indexOf('=');
       return at === -1 ? [line, ''] : [line.slice(0, at), line.slice(at + 1)];
@@ -79,12 +89,7 @@ export function createRunView(navigate: Navigate): View {
     };
   };
 
-  const element = h(
-    'section',
-    { 'aria-labelledby': 'page-title' },
-    h('h1', { id: 'page-title', tabindex: '-1' }, 'New run'),
-    form,
-  );
+  const element = h('section', { 'aria-labelledby': 'page-title' }, h('h1', { id: 'page-title', tabindex: '-1' }, 'New run'), form);
   return { element, dispose: () => undefined };
 }
 

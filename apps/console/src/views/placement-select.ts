@@ -10,7 +10,11 @@ const AUTO = 'auto';
  * with `auto`, every region of any provider; otherwise that provider's own.
  */
 export function placementSelects(onError: (error: unknown) => void): { provider: HTMLSelectElement; region: HTMLSelectElement } {
-  const provider = h('select', { id: 'provider', name: 'provider', required: true, disabled: true }, option(AUTO, 'auto (chosen by policy)'));
+  const provider = h(
+    'select',
+    { id: 'provider', name: 'provider', required: true, disabled: true },
+    option(AUTO, 'auto (chosen by policy)'),
+  );
   const region = h('select', { id: 'region', name: 'region', required: true, disabled: true }, option(AUTO, 'auto'));
   let offers: PlacementOffer[] = [];
 

@@ -24,7 +24,10 @@ export function runCards(run: Run): RunCards {
       ...row('Image', h('code', {}, run.workload.image)),
       ...(run.workload.args?.length ? row('Arguments', h('code', {}, run.workload.args.join(' '))) : []),
       ...(Object.keys(run.workload.labels ?? {}).length > 0
-        ? row('Labels', ...Object.entries(run.workload.labels ?? {}).flatMap(([key, value]) => [h('code', { class: 'label' }, `${key}=${value}`), ' ']))
+        ? row(
+            'Labels',
+            ...Object.entries(run.workload.labels ?? {}).flatMap(([key, value]) => [h('code', { class: 'label' }, `${key}=${value}`), ' ']),
+          )
         : []),
       ...row('Requested', `${run.provider} / ${run.region}`),
       ...row('Idempotency-Key', h('code', {}, run.idempotencyKey)),

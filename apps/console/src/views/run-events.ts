@@ -6,8 +6,17 @@ import type { RunEvent, RunReset } from '@wrs/contracts/types';
 export type StreamData = RunEvent | RunReset;
 
 const EVENT_TYPES = [
-  'run.created', 'run.waiting', 'run.dispatched', 'run.dispatch_refused', 'run.started', 'run.log', 'run.succeeded', 'run.failed',
-  'run.cancel_requested', 'run.canceled', 'reset',
+  'run.created',
+  'run.waiting',
+  'run.dispatched',
+  'run.dispatch_refused',
+  'run.started',
+  'run.log',
+  'run.succeeded',
+  'run.failed',
+  'run.cancel_requested',
+  'run.canceled',
+  'reset',
 ];
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'ended';

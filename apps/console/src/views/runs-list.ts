@@ -131,8 +131,17 @@ function runItem(run: Run): HTMLElement {
     h('a', { href: `/console/runs/${run.id}`, 'data-route': '', class: 'run-link' }, h('code', {}, shortId(run.id))),
     stateBadge(run.state),
     // The labels ride in the image's cell, so the row's grid keeps its columns.
-    h('span', { class: 'image' }, run.workload.image, ...Object.entries(run.workload.labels ?? {}).map(([key, value]) => h('code', { class: 'label' }, `${key}=${value}`))),
-    h('span', { class: 'where' }, run.placement ? `${run.placement.provider} / ${run.placement.region}` : `${run.provider} / ${run.region}`),
+    h(
+      'span',
+      { class: 'image' },
+      run.workload.image,
+      ...Object.entries(run.workload.labels ?? {}).map(([key, value]) => h('code', { class: 'label' }, `${key}=${value}`)),
+    ),
+    h(
+      'span',
+      { class: 'where' },
+      run.placement ? `${run.placement.provider} / ${run.placement.region}` : `${run.provider} / ${run.region}`,
+    ),
     h('time', { datetime: run.createdAt, class: 'created' }, formatTime(run.createdAt)),
   );
 }

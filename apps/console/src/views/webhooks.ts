@@ -34,7 +34,14 @@ const KINDS = [
  */
 export function webhooksView(): View {
   const errors = errorBox();
-  const url = h('input', { id: 'webhook-url', name: 'url', type: 'url', required: true, placeholder: 'https://hooks.example.com/wrs', spellcheck: 'false' });
+  const url = h('input', {
+    id: 'webhook-url',
+    name: 'url',
+    type: 'url',
+    required: true,
+    placeholder: 'https://hooks.example.com/wrs',
+    spellcheck: 'false',
+  });
   const boxes = KINDS.map(([kind, label]) => {
     const box = h('input', { type: 'checkbox', id: `kind-${kind}`, value: kind, checked: kind === 'completed' });
     return { box, element: h('div', { class: 'check' }, box, h('label', { for: `kind-${kind}` }, label)) };
@@ -60,7 +67,11 @@ export function webhooksView(): View {
   const item = (hook: Webhook): HTMLElement => {
     const deliveries = h('div', { class: 'deliveries', hidden: true });
     const act = (label: string, run: () => Promise<void>): HTMLButtonElement =>
-      h('button', { type: 'button', class: 'secondary', onclick: () => void run().catch((error: unknown) => errors.show(error, `${label} failed`)) }, label);
+      h(
+        'button',
+        { type: 'button', class: 'secondary', onclick: () => void run().catch((error: unknown) => errors.show(error, `${label} failed`)) },
+        label,
+      );
     return h(
       'li',
       { 'data-webhook-id': hook.id },
@@ -116,9 +127,15 @@ function deliveryTable(items: Delivery[]): HTMLElement {
     h(
       'tr',
       { 'data-delivery-status': d.status },
-      ...[d.id, d.type, d.runId, d.status, String(d.attempts), d.responseStatus === null ? (d.error ?? '—') : String(d.responseStatus), d.nextAttemptAt ?? '—'].map((t) =>
-        h('td', {}, t),
-      ),
+      ...[
+        d.id,
+        d.type,
+        d.runId,
+        d.status,
+        String(d.attempts),
+        d.responseStatus === null ? (d.error ?? '—') : String(d.responseStatus),
+        d.nextAttemptAt ?? '—',
+      ].map((t) => h('td', {}, t)),
     ),
   );
   return h('table', {}, h('thead', {}, h('tr', {}, ...header)), h('tbody', {}, ...rows));

@@ -49,9 +49,10 @@ export class ComposeProject {
   }
 
   async logs(service: string): Promise<string> {
-    const { stdout, stderr } = await execFileAsync('podman', ['logs', '--tail', '40', this.container(service)], { env: this.env, encoding: 'utf8' }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
-    );
+    const { stdout, stderr } = await execFileAsync('podman', ['logs', '--tail', '40', this.container(service)], {
+      env: this.env,
+      encoding: 'utf8',
+    }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }));
     return `${stdout}${stderr}`;
   }
 

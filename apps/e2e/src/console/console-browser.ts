@@ -21,7 +21,16 @@ export interface ConsoleBrowser {
 export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
   const context = await browser.newContext({ viewport: DESKTOP });
   const answers = watchApiAnswers(context);
@@ -51,7 +60,10 @@ export function listedRuns(page: Page): Promise<(string | null)[]> {
 
 /** The values of a select's options, in order. */
 export function optionValues(page: Page, label: string): Promise<string[]> {
-  return page.getByLabel(label, { exact: true }).locator('option').evaluateAll((items) => items.map((o) => o.getAttribute('value') ?? ''));
+  return page
+    .getByLabel(label, { exact: true })
+    .locator('option')
+    .evaluateAll((items) => items.map((o) => o.getAttribute('value') ?? ''));
 }
 
 /** A full-page screenshot in test-artifacts/console/ (git-ignored), for a person to look at. */

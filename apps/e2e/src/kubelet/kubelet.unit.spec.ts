@@ -7,7 +7,9 @@ describe('the kubelet stand-in of the manifest start test', () => {
       { mountPath: '/secrets/kek', localPath: '/tmp/p/secrets/kek' },
       { mountPath: '/secrets/kek-public', localPath: '/tmp/p/secrets/kek-public' },
     ];
-    expect(rewritePaths('k1:/secrets/kek/k1.pem,k2:/secrets/kek/k2.pem', mounts)).toBe('k1:/tmp/p/secrets/kek/k1.pem,k2:/tmp/p/secrets/kek/k2.pem');
+    expect(rewritePaths('k1:/secrets/kek/k1.pem,k2:/secrets/kek/k2.pem', mounts)).toBe(
+      'k1:/tmp/p/secrets/kek/k1.pem,k2:/tmp/p/secrets/kek/k2.pem',
+    );
     expect(rewritePaths('k1:/secrets/kek-public/k1.pub.pem', mounts)).toBe('k1:/tmp/p/secrets/kek-public/k1.pub.pem');
     expect(rewritePaths('/secrets/kek', mounts)).toBe('/tmp/p/secrets/kek');
     expect(rewritePaths('/secrets/kekx/a', mounts)).toBe('/secrets/kekx/a');

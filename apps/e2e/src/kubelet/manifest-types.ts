@@ -27,7 +27,12 @@ export interface KeyToPath {
 
 export interface Volume {
   readonly name: string;
-  readonly secret?: { readonly secretName: string; readonly items?: KeyToPath[]; readonly defaultMode?: number; readonly optional?: boolean };
+  readonly secret?: {
+    readonly secretName: string;
+    readonly items?: KeyToPath[];
+    readonly defaultMode?: number;
+    readonly optional?: boolean;
+  };
   readonly configMap?: { readonly name: string; readonly items?: KeyToPath[]; readonly defaultMode?: number; readonly optional?: boolean };
   readonly emptyDir?: Record<string, unknown>;
   readonly hostPath?: { readonly path: string; readonly type?: string };

@@ -53,12 +53,18 @@ export async function startContainer(workload: Workload, data: ObjectData, subs:
   Object.assign(env, subs.isolation);
   const argv = [...(container.command ?? image.cmd), ...(container.args ?? [])];
   const executable = argv[0] === 'node' ? process.execPath : argv[0]!;
-  const child = spawn(executable, argv.slice(1), { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(executable, argv.slice(1), {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<void>((resolve, reject) =>
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${workload.name} exited (${code ?? signal}):\n${output}`)))),
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${workload.name} exited (${code ?? signal}):\n${output}`)),
+    ),
   );
   exited.catch(() => undefined);
   const probe = container.readinessProbe?.httpGet;
@@ -78,7 +84,9 @@ export async function startContainer(workload: Workload, data: ObjectData, subs:
       }
       // Polling ends with the process too, so nothing outlives a start that failed.
       let gone = false;
-      const ended = exited.then(() => Promise.reject(new Error(`${workload.name} exited 0 before it was ready`))).finally(() => (gone = true));
+      const ended = exited
+        .then(() => Promise.reject(new Error(`${workload.name} exited 0 before it was ready`)))
+        .finally(() => (gone = true));
       await Promise.race([ended, pollReady(`http://127.0.0.1:${port}${probe.path}`, timeoutMs, () => gone)]);
     },
     stop: async () => {

@@ -32,7 +32,12 @@ function writeVolume(volume: Volume, data: ObjectData, localPath: string): void 
     const kind = volume.secret ? 'Secret' : 'ConfigMap';
     const source = volume.secret
       ? { name: volume.secret.secretName, items: volume.secret.items, mode: volume.secret.defaultMode, optional: volume.secret.optional }
-      : { name: volume.configMap!.name, items: volume.configMap!.items, mode: volume.configMap!.defaultMode, optional: volume.configMap!.optional };
+      : {
+          name: volume.configMap!.name,
+          items: volume.configMap!.items,
+          mode: volume.configMap!.defaultMode,
+          optional: volume.configMap!.optional,
+        };
     const all = (kind === 'Secret' ? data.secrets : data.configMaps).get(source.name);
     if (!all && !source.optional) {
       throw new ContainerConfigError(`volume ${volume.name}: no ${kind} ${source.name}`);

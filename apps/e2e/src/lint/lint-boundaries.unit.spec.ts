@@ -47,7 +47,8 @@ describe('lint enforces the module boundaries', () => {
   });
 
   it('the client and the console import only the contract types, and only as types', () => {
-    const restricted = (code: string, filePath: string): string[] => lintMessages(code, filePath, '@typescript-eslint/no-restricted-imports');
+    const restricted = (code: string, filePath: string): string[] =>
+      lintMessages(code, filePath, '@typescript-eslint/no-restricted-imports');
     const boundaries = (code: string, filePath: string): string[] => lintMessages(code, filePath, '@nx/enforce-module-boundaries');
     const contractTypes = "import type { RunResource } from '@wrs/contracts/types';\n";
     const domainTypes = "import type { RunView } from '@wrs/domain';\n";

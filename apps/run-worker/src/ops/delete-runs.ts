@@ -27,7 +27,12 @@ export interface DeleteRunsReport {
  * projection rebuild would bring back; a run interrupted half way is found and finished by the next
  * invocation (its row is still there).
  */
-export async function deleteRuns(nc: NatsConnection, db: DataSource, names: StreamNames, options: DeleteRunsOptions): Promise<DeleteRunsReport> {
+export async function deleteRuns(
+  nc: NatsConnection,
+  db: DataSource,
+  names: StreamNames,
+  options: DeleteRunsOptions,
+): Promise<DeleteRunsReport> {
   const jsm = await jetstreamManager(nc);
   const pageSize = options.pageSize ?? 500;
   let runs = 0;

@@ -17,7 +17,9 @@ async function main(argv: readonly string[]): Promise<void> {
   // A run deleted while its Idempotency-Key is remembered would be named by a retried create: a 404.
   const newest = Date.now() - config.IDEMPOTENCY_RETENTION_SECONDS * 1000;
   if (command.name === 'delete-runs' && command.finishedBefore.getTime() > newest) {
-    throw new UsageError(`--finished-before must be at least IDEMPOTENCY_RETENTION_SECONDS (${config.IDEMPOTENCY_RETENTION_SECONDS} s) ago`);
+    throw new UsageError(
+      `--finished-before must be at least IDEMPOTENCY_RETENTION_SECONDS (${config.IDEMPOTENCY_RETENTION_SECONDS} s) ago`,
+    );
   }
   const nc = await connectNats(config.NATS_URL, 'ops');
   // Only on this build's schema (after a restore: migrate first), and at once: an operator is waiting.
@@ -30,7 +32,11 @@ async function main(argv: readonly string[]): Promise<void> {
     const report =
       command.name === 'rebuild-projection'
         ? await rebuildProjection(nc, db, names)
-        : await deleteRuns(nc, db, names, { workspaceId: command.workspaceId, finishedBefore: command.finishedBefore, dryRun: command.dryRun });
+        : await deleteRuns(nc, db, names, {
+            workspaceId: command.workspaceId,
+            finishedBefore: command.finishedBefore,
+            dryRun: command.dryRun,
+          });
     console.log(JSON.stringify({ level: 'info', service: 'ops', command: command.name, ...report }));
   } finally {
     await db.destroy();

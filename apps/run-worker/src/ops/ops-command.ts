@@ -13,7 +13,6 @@ export const OPS_USAGE = `usage:
   ops rebuild-projection
   ops delete-runs --workspace ID --finished-before ISO-8601-TIME [--dry-run]`;
 
-
 export function parseOpsCommand(argv: readonly string[]): OpsCommand {
   const [name, ...rest] = argv;
   if (name === 'rebuild-projection' && rest.length === 0) {

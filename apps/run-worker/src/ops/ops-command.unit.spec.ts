@@ -9,7 +9,9 @@ describe('ops command line', () => {
       finishedBefore: new Date('2026-01-01T00:00:00Z'),
       dryRun: false,
     });
-    expect(parseOpsCommand(['delete-runs', '--dry-run', '--finished-before', '2026-01-01T00:00:00+02:00', '--workspace', 'acme'])).toMatchObject({
+    expect(
+      parseOpsCommand(['delete-runs', '--dry-run', '--finished-before', '2026-01-01T00:00:00+02:00', '--workspace', 'acme']),
+    ).toMatchObject({
       dryRun: true,
       finishedBefore: new Date('2025-12-31T22:00:00Z'),
     });

@@ -10,16 +10,41 @@ const placement = { provider: 'simulator', region: 'local-1', reason: 'as reques
 /** Run histories of every shape the projection folds: finished three ways, with logs, and unfinished. */
 export function history(runId: string, workspaceId: string, shape: number, day: string): RunEvent[] {
   const at = (minute: number) => `${day}T10:${String(minute).padStart(2, '0')}:00.000Z`;
-  const created: RunEvent = { type: 'run.created', data: { runId, workspaceId, workload: { image: 'busybox', command: ['echo', String(shape)] }, provider: 'auto', region: 'auto', idempotencyKey: runId, at: at(0) } };
-  const running: RunEvent[] = [created, { type: 'run.dispatched', data: { placement, at: at(1) } }, { type: 'run.started', data: { at: at(2) } }];
-  const logs: RunEvent[] = [0, 1, 2].map((index) => ({ type: 'run.log', data: { index, stream: index === 1 ? 'stderr' : 'stdout', line: `line ${index}`, at: at(3) } }));
+  const created: RunEvent = {
+    type: 'run.created',
+    data: {
+      runId,
+      workspaceId,
+      workload: { image: 'busybox', command: ['echo', String(shape)] },
+      provider: 'auto',
+      region: 'auto',
+      idempotencyKey: runId,
+      at: at(0),
+    },
+  };
+  const running: RunEvent[] = [
+    created,
+    { type: 'run.dispatched', data: { placement, at: at(1) } },
+    { type: 'run.started', data: { at: at(2) } },
+  ];
+  const logs: RunEvent[] = [0, 1, 2].map((index) => ({
+    type: 'run.log',
+    data: { index, stream: index === 1 ? 'stderr' : 'stdout', line: `line ${index}`, at: at(3) },
+  }));
   switch (shape % 6) {
     case 0:
       return [...running, ...logs, { type: 'run.succeeded', data: { exitCode: 0, at: at(4) } }];
     case 1:
-      return [...running, { type: 'run.failed', data: { failure: { code: 'workload_exit_nonzero', message: 'exit 3' }, exitCode: 3, at: at(4) } }];
+      return [
+        ...running,
+        { type: 'run.failed', data: { failure: { code: 'workload_exit_nonzero', message: 'exit 3' }, exitCode: 3, at: at(4) } },
+      ];
     case 2:
-      return [created, { type: 'run.cancel_requested', data: { requestedBy: 'user-1', at: at(1) } }, { type: 'run.canceled', data: { requestedBy: 'user-1', at: at(2) } }];
+      return [
+        created,
+        { type: 'run.cancel_requested', data: { requestedBy: 'user-1', at: at(1) } },
+        { type: 'run.canceled', data: { requestedBy: 'user-1', at: at(2) } },
+      ];
     case 3:
       return [...running, ...logs];
     case 4:

@@ -24,18 +24,37 @@ function runOf(image: string, command: string): RunView {
   const at = new Date().toISOString();
   return toRunView(
     {
-      runId: randomUUID(), workspaceId: 'ws', state: 'queued', workload: { image, command: ['/bin/sh', '-c', command] },
-      requested: { provider: 'container', region: 'local' }, placement: null, idempotencyKey: 'k', createdAt: at,
-      dispatchedAt: null, startedAt: null, finishedAt: null, exitCode: null, failure: null, cancellation: null, logLines: 0,
+      runId: randomUUID(),
+      workspaceId: 'ws',
+      state: 'queued',
+      workload: { image, command: ['/bin/sh', '-c', command] },
+      requested: { provider: 'container', region: 'local' },
+      placement: null,
+      idempotencyKey: 'k',
+      createdAt: at,
+      dispatchedAt: null,
+      startedAt: null,
+      finishedAt: null,
+      exitCode: null,
+      failure: null,
+      cancellation: null,
+      logLines: 0,
     },
     1,
   );
 }
 
-const providerWith = (pull: Partial<PullSettings> = {}) => new ContainerProvider(engine, 'container', 'wrs-pull-test', { ...DEFAULT_PULL, ...pull });
+const providerWith = (pull: Partial<PullSettings> = {}) =>
+  new ContainerProvider(engine, 'container', 'wrs-pull-test', { ...DEFAULT_PULL, ...pull });
 
 async function engineHas(image: string): Promise<boolean> {
-  return engine.getImage(image).inspect().then(() => true, (e: { statusCode?: number }) => (e.statusCode === 404 ? false : Promise.reject(e)));
+  return engine
+    .getImage(image)
+    .inspect()
+    .then(
+      () => true,
+      (e: { statusCode?: number }) => (e.statusCode === 404 ? false : Promise.reject(e)),
+    );
 }
 
 /**
@@ -86,7 +105,10 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
     await Promise.all([provider.submit(run, placement), provider.submit(run, placement)]);
     expect(await exited(provider, run)).toBe(0);
     const lines = (await provider.logs(run, 0)).map((l) => l.line);
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^\\[wrs\\] pulled ${image.replace(/[.]/g, '\\.')} in \\d+\\.\\d s$`)), 'pulled-and-ran']);
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^\\[wrs\\] pulled ${image.replace(/[.]/g, '\\.')} in \\d+\\.\\d s$`)),
+      'pulled-and-ran',
+    ]);
     const held = await provider.listHeld();
     expect(held.filter((h) => h.runId === run.runId)).toHaveLength(1);
   });
@@ -107,7 +129,11 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
   it('a name the registry does not have is image_not_found, and no container is made', async () => {
     const run = runOf(`${registry.host}/wrs/nope-${suffix}:1`, 'true');
     runs.push(run);
-    await expect(providerWith().submit(run, placement)).rejects.toMatchObject({ name: 'ProviderError', code: 'image_not_found', message: expect.stringMatching(/manifest unknown/) });
+    await expect(providerWith().submit(run, placement)).rejects.toMatchObject({
+      name: 'ProviderError',
+      code: 'image_not_found',
+      message: expect.stringMatching(/manifest unknown/),
+    });
     expect(await providerWith().observe(run)).toMatchObject({ phase: 'lost' });
   });
 
@@ -118,7 +144,10 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
     removeLocalImage(local);
     const run = runOf(other, 'true');
     runs.push(run);
-    await expect(providerWith({ policy: 'Never' }).submit(run, placement)).rejects.toMatchObject({ code: 'image_not_found', message: expect.stringMatching(/pull policy is Never/) });
+    await expect(providerWith({ policy: 'Never' }).submit(run, placement)).rejects.toMatchObject({
+      code: 'image_not_found',
+      message: expect.stringMatching(/pull policy is Never/),
+    });
     // Pulled, the engine would have it now.
     expect(await engineHas(other)).toBe(false);
   });
@@ -128,7 +157,10 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
     try {
       const run = runOf(`${guarded.host}/wrs/anything:1`, 'true');
       runs.push(run);
-      await expect(providerWith().submit(run, placement)).rejects.toMatchObject({ code: 'registry_auth_failed', message: expect.stringMatching(/unauthorized/) });
+      await expect(providerWith().submit(run, placement)).rejects.toMatchObject({
+        code: 'registry_auth_failed',
+        message: expect.stringMatching(/unauthorized/),
+      });
     } finally {
       await guarded.stop();
     }

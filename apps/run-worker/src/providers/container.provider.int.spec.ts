@@ -11,9 +11,21 @@ function runOf(command: string, resources?: RunView['workload']['resources']): R
   const at = new Date().toISOString();
   return toRunView(
     {
-      runId: randomUUID(), workspaceId: 'ws', state: 'queued', workload: { image: IMAGE, command: ['/bin/sh', '-c', command], ...(resources ? { resources } : {}) },
-      requested: { provider: 'container', region: 'local' }, placement: null, idempotencyKey: 'k', createdAt: at,
-      dispatchedAt: null, startedAt: null, finishedAt: null, exitCode: null, failure: null, cancellation: null, logLines: 0,
+      runId: randomUUID(),
+      workspaceId: 'ws',
+      state: 'queued',
+      workload: { image: IMAGE, command: ['/bin/sh', '-c', command], ...(resources ? { resources } : {}) },
+      requested: { provider: 'container', region: 'local' },
+      placement: null,
+      idempotencyKey: 'k',
+      createdAt: at,
+      dispatchedAt: null,
+      startedAt: null,
+      finishedAt: null,
+      exitCode: null,
+      failure: null,
+      cancellation: null,
+      logLines: 0,
     },
     1,
   );
@@ -38,7 +50,7 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
     expect((await provider.observe(run)).phase).toBe('lost');
   });
 
-  it('applies the workload\'s resources as the container\'s limits', async () => {
+  it("applies the workload's resources as the container's limits", async () => {
     const cg = '/sys/fs/cgroup';
     const show =
       `if [ -f ${cg}/memory.max ]; then cat ${cg}/memory.max ${cg}/cpu.max; ` +

@@ -75,7 +75,8 @@ export class ContainerProvider implements RunProvider {
   async logs(run: RunView, fromIndex: number): Promise<LogLine[]> {
     const container = this.engine.getContainer(containerName(run));
     const info = await engineCall('inspect the container', (o) => container.inspect(o), [404]);
-    const raw = info && (await engineCall('read the logs', (o) => container.logs({ stdout: true, stderr: true, follow: false, ...o }), [404]));
+    const raw =
+      info && (await engineCall('read the logs', (o) => container.logs({ stdout: true, stderr: true, follow: false, ...o }), [404]));
     if (!info || !raw) {
       return [];
     }

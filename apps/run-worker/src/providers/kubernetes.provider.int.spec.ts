@@ -15,9 +15,21 @@ function runOf(workload: Partial<Workload> = {}, env: Record<string, string> = {
   const at = new Date().toISOString();
   return toRunView(
     {
-      runId: randomUUID(), workspaceId: 'ws-k8s', state: 'starting', workload: { image: 'busybox:1.36', env, ...workload },
-      requested: { provider: 'k8s', region: 'eu-1' }, placement: PLACEMENT, idempotencyKey: 'k', createdAt: at,
-      dispatchedAt: at, startedAt: null, finishedAt: null, exitCode: null, failure: null, cancellation: null, logLines: 0,
+      runId: randomUUID(),
+      workspaceId: 'ws-k8s',
+      state: 'starting',
+      workload: { image: 'busybox:1.36', env, ...workload },
+      requested: { provider: 'k8s', region: 'eu-1' },
+      placement: PLACEMENT,
+      idempotencyKey: 'k',
+      createdAt: at,
+      dispatchedAt: at,
+      startedAt: null,
+      finishedAt: null,
+      exitCode: null,
+      failure: null,
+      cancellation: null,
+      logLines: 0,
     },
     1,
   );
@@ -45,10 +57,14 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
   });
 
   const observeUntil = (run: RunView, phase: Observation['phase']) =>
-    eventually(async () => {
-      const seen = await provider.observe(run);
-      return seen.phase === phase ? seen : undefined;
-    }, 10_000, phase);
+    eventually(
+      async () => {
+        const seen = await provider.observe(run);
+        return seen.phase === phase ? seen : undefined;
+      },
+      10_000,
+      phase,
+    );
 
   it('submits the run as one Job; a second submit re-attaches (409 AlreadyExists) instead of creating another', async () => {
     const run = runOf({ timeoutSeconds: 120, command: ['sh'], args: ['-c', 'echo hi'] }, { GREETING: 'hello' });
@@ -59,13 +75,20 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     const creates = fake.requests.filter((r) => r.method === 'POST' && r.url === `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`);
     expect(creates.slice(-2).map((r) => r.status)).toEqual([201, 409]);
     const job = jobs[0]!;
-    expect(job.metadata).toMatchObject({ name: `wrs-${run.runId}`, namespace: NAMESPACE, labels: { 'workload-run-service.io/workspace': 'ws-k8s' } });
+    expect(job.metadata).toMatchObject({
+      name: `wrs-${run.runId}`,
+      namespace: NAMESPACE,
+      labels: { 'workload-run-service.io/workspace': 'ws-k8s' },
+    });
     expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 120, ttlSecondsAfterFinished: 3600 });
     const pod = job.spec!.template.spec!;
     expect(pod).toMatchObject({ restartPolicy: 'Never', automountServiceAccountToken: false, securityContext: { runAsNonRoot: true } });
     expect(pod.containers).toEqual([
       expect.objectContaining({
-        image: 'busybox:1.36', command: ['sh'], args: ['-c', 'echo hi'], env: [{ name: 'GREETING', value: 'hello' }],
+        image: 'busybox:1.36',
+        command: ['sh'],
+        args: ['-c', 'echo hi'],
+        env: [{ name: 'GREETING', value: 'hello' }],
         resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
         securityContext: { allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } },
       }),
@@ -73,12 +96,16 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     await provider.release(run);
   });
 
-  it('puts the run\'s labels on its Job and pod under the service\'s prefix, and all of them in an annotation', async () => {
+  it("puts the run's labels on its Job and pod under the service's prefix, and all of them in an annotation", async () => {
     const labels = { team: 'ml', tier: '', 'example.com/owner': 'a' };
     const run = runOf({ labels });
     await provider.submit(run, PLACEMENT, credential);
     const job = fake.jobs().find((j) => j.metadata?.labels?.['workload-run-service.io/run'] === run.runId)!;
-    const expected = { 'label.workload-run-service.io/team': 'ml', 'label.workload-run-service.io/tier': '', 'workload-run-service.io/workspace': 'ws-k8s' };
+    const expected = {
+      'label.workload-run-service.io/team': 'ml',
+      'label.workload-run-service.io/tier': '',
+      'workload-run-service.io/workspace': 'ws-k8s',
+    };
     expect(job.metadata?.labels).toMatchObject(expected);
     expect(job.spec?.template.metadata?.labels).toMatchObject(expected);
     expect(Object.keys(job.metadata?.labels ?? {}).filter((k) => k.includes('example.com'))).toEqual([]);
@@ -90,7 +117,10 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     const run = runOf({ resources: { cpu: '250m', memory: '1Gi' } });
     await provider.submit(run, PLACEMENT, credential);
     const job = fake.jobs().find((j) => j.metadata?.name === `wrs-${run.runId}`)!;
-    expect(job.spec!.template.spec!.containers[0]!.resources).toEqual({ requests: { cpu: '250m', memory: '1Gi' }, limits: { cpu: '250m', memory: '1Gi' } });
+    expect(job.spec!.template.spec!.containers[0]!.resources).toEqual({
+      requests: { cpu: '250m', memory: '1Gi' },
+      limits: { cpu: '250m', memory: '1Gi' },
+    });
     await provider.release(run);
   });
 
@@ -129,10 +159,14 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     const run = runOf({ timeoutSeconds: 1 }, { FAKE_KUBELET_RUN_MS: '600000', FAKE_KUBELET_LOG: 'working' });
     await provider.submit(run, PLACEMENT, credential);
     // The first end it reports is the deadline, not the exit code of the pod the cluster killed.
-    const seen = await eventually(async () => {
-      const now = await provider.observe(run);
-      return now.phase === 'pending' || now.phase === 'running' ? undefined : now;
-    }, 10_000, 'an end');
+    const seen = await eventually(
+      async () => {
+        const now = await provider.observe(run);
+        return now.phase === 'pending' || now.phase === 'running' ? undefined : now;
+      },
+      10_000,
+      'an end',
+    );
     expect(seen).toMatchObject({ phase: 'failed', code: 'timed_out' });
     await provider.release(run);
   });
@@ -159,22 +193,28 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
   it('a wrong token is a provider error that names the refusal, never the token', async () => {
     const wrong = `wrong-${randomBytes(16).toString('hex')}`;
     const bad = JSON.stringify({ server: fake.server, token: wrong, caCertificate: fake.caCertificate, namespace: NAMESPACE });
-    const error = await provider.submit(runOf(), PLACEMENT, bad).then(() => undefined, (e: unknown) => e);
+    const error = await provider.submit(runOf(), PLACEMENT, bad).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ code: 'provider_error', message: expect.stringContaining('HTTP 401') });
     expect(String((error as Error).message)).not.toContain(wrong);
     expect(fake.requests.at(-1)).toMatchObject({ authorized: false, status: 401 });
   });
 
-  it('trusts only the credential\'s CA: another CA is a provider error (TLS), a missing namespace too (404)', async () => {
-    const otherCa = (await startFakeKubernetes({ token: TOKEN, namespaces: [] }).then(async (other) => {
+  it("trusts only the credential's CA: another CA is a provider error (TLS), a missing namespace too (404)", async () => {
+    const otherCa = await startFakeKubernetes({ token: TOKEN, namespaces: [] }).then(async (other) => {
       await other.stop();
       return other.caCertificate;
-    }));
+    });
     const untrusted = JSON.stringify({ server: fake.server, token: TOKEN, caCertificate: otherCa, namespace: NAMESPACE });
     await expect(provider.submit(runOf(), PLACEMENT, untrusted)).rejects.toMatchObject({ code: 'provider_error' });
     const nowhere = JSON.stringify({ server: fake.server, token: TOKEN, caCertificate: fake.caCertificate, namespace: 'absent' });
-    await expect(provider.submit(runOf(), PLACEMENT, nowhere)).rejects.toMatchObject({ code: 'provider_error', message: expect.stringContaining('HTTP 404') });
+    await expect(provider.submit(runOf(), PLACEMENT, nowhere)).rejects.toMatchObject({
+      code: 'provider_error',
+      message: expect.stringContaining('HTTP 404'),
+    });
   });
 
   it('a create that times out is not a refusal (the Job may exist): the run is not moved elsewhere', async () => {
@@ -184,9 +224,17 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
     try {
-      const hanging = JSON.stringify({ server: `https://127.0.0.1:${port}`, token: TOKEN, caCertificate: fake.caCertificate, namespace: NAMESPACE });
+      const hanging = JSON.stringify({
+        server: `https://127.0.0.1:${port}`,
+        token: TOKEN,
+        caCertificate: fake.caCertificate,
+        namespace: NAMESPACE,
+      });
       const impatient = new KubernetesProvider('k8s', () => Promise.resolve(hanging), { callTimeoutMs: 300 });
-      const error = await impatient.submit(runOf(), PLACEMENT, hanging).then(() => undefined, (e: unknown) => e);
+      const error = await impatient.submit(runOf(), PLACEMENT, hanging).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(Error);
       expect(error).not.toBeInstanceOf(ProviderError);
     } finally {
@@ -197,7 +245,10 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
 
   it('a credential that is not the documented JSON is a provider error naming the field, not its value', async () => {
     const secret = JSON.stringify({ server: 'http://plain.example', token: 'abc-secret-value', namespace: NAMESPACE });
-    const error = await provider.submit(runOf(), PLACEMENT, secret).then(() => undefined, (e: unknown) => e);
+    const error = await provider.submit(runOf(), PLACEMENT, secret).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'provider_error', message: expect.stringContaining('"server"') });
     expect((error as Error).message).not.toContain('abc-secret-value');
   });

@@ -23,7 +23,12 @@ export interface KubernetesProviderOptions {
   readonly places: () => Promise<readonly ClusterPlace[]>;
 }
 
-const DEFAULTS: KubernetesProviderOptions = { credentialTtlMs: 30_000, callTimeoutMs: 10_000, owner: 'wrs', places: () => Promise.resolve([]) };
+const DEFAULTS: KubernetesProviderOptions = {
+  credentialTtlMs: 30_000,
+  callTimeoutMs: 10_000,
+  owner: 'wrs',
+  places: () => Promise.resolve([]),
+};
 /** Bytes of a pod's log read per poll: as many as the run can keep as events, and no more. */
 const LOG_BYTES = LOG_LIMITS.maxLinesPerRun * (LOG_LIMITS.maxLineLength + 1);
 
@@ -56,7 +61,10 @@ export class KubernetesProvider implements RunProvider {
     }
     const apis = this.remember(run.workspaceId, placement, await kubernetesApis(usableCredential(credential)));
     try {
-      await this.call('create the Job', apis.batch.createNamespacedJob({ namespace: apis.namespace, body: jobFor(run, apis.namespace, this.options.owner) }));
+      await this.call(
+        'create the Job',
+        apis.batch.createNamespacedJob({ namespace: apis.namespace, body: jobFor(run, apis.namespace, this.options.owner) }),
+      );
     } catch (error) {
       if (statusOf(error) === 409) {
         return; // Created by an earlier attempt at this dispatch: re-attach.
@@ -129,7 +137,10 @@ export class KubernetesProvider implements RunProvider {
     for (const place of places.values()) {
       try {
         const apis = await this.apisAt(place.workspaceId, { provider: this.name, region: place.region });
-        const list = await this.call('list the Jobs', apis.batch.listNamespacedJob({ namespace: apis.namespace, labelSelector: heldSelector(this.options.owner) }));
+        const list = await this.call(
+          'list the Jobs',
+          apis.batch.listNamespacedJob({ namespace: apis.namespace, labelSelector: heldSelector(this.options.owner) }),
+        );
         // Two workspaces may name the same cluster and namespace: one entry per run (its one Job).
         heldJobs(list.items, place, this.options.owner).forEach((w) => held.set(w.runId, w));
       } catch (error) {
@@ -146,7 +157,10 @@ export class KubernetesProvider implements RunProvider {
     const { place, name } = parseHandle(workload.handle);
     const apis = await this.apisAt(place.workspaceId, { provider: this.name, region: place.region });
     try {
-      await this.call('delete the Job', apis.batch.deleteNamespacedJob({ name, namespace: apis.namespace, propagationPolicy: 'Background' }));
+      await this.call(
+        'delete the Job',
+        apis.batch.deleteNamespacedJob({ name, namespace: apis.namespace, propagationPolicy: 'Background' }),
+      );
     } catch (error) {
       if (statusOf(error) !== 404) {
         throw error;
@@ -168,7 +182,10 @@ export class KubernetesProvider implements RunProvider {
       return;
     }
     try {
-      await this.call('delete the Job', apis.batch.deleteNamespacedJob({ name: jobName(run), namespace: apis.namespace, propagationPolicy }));
+      await this.call(
+        'delete the Job',
+        apis.batch.deleteNamespacedJob({ name: jobName(run), namespace: apis.namespace, propagationPolicy }),
+      );
     } catch (error) {
       if (statusOf(error) !== 404) {
         throw error;
@@ -177,7 +194,10 @@ export class KubernetesProvider implements RunProvider {
   }
 
   private async pods(apis: KubernetesApis, run: RunView) {
-    const list = await this.call('list the pods', apis.core.listNamespacedPod({ namespace: apis.namespace, labelSelector: `${LABEL_RUN}=${run.runId}` }));
+    const list = await this.call(
+      'list the pods',
+      apis.core.listNamespacedPod({ namespace: apis.namespace, labelSelector: `${LABEL_RUN}=${run.runId}` }),
+    );
     return list.items;
   }
 

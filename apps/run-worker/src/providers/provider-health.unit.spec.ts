@@ -11,7 +11,10 @@ describe('ProviderHealth', () => {
 
   it('a provider whose probe fails is unhealthy for every workspace, with the reason; a later good probe heals it', async () => {
     let up = false;
-    const health = new ProviderHealth([providerWithProbe('engine', () => (up ? Promise.resolve() : Promise.reject(new Error('connect ENOENT'))))], options);
+    const health = new ProviderHealth(
+      [providerWithProbe('engine', () => (up ? Promise.resolve() : Promise.reject(new Error('connect ENOENT'))))],
+      options,
+    );
     await health.probeAll();
     expect(health.verdict('engine', 'ws-a')).toEqual({ healthy: false, reason: 'its health probe failed: connect ENOENT' });
     expect(health.verdict('engine', 'ws-b').healthy).toBe(false);
@@ -27,7 +30,10 @@ describe('ProviderHealth', () => {
     health.recordFailure('k8s', 'ws-a', new Error('HTTP 503'));
     expect(health.verdict('k8s', 'ws-a').healthy).toBe(true);
     health.recordFailure('k8s', 'ws-a', new Error('HTTP 503'));
-    expect(health.verdict('k8s', 'ws-a')).toMatchObject({ healthy: false, reason: expect.stringContaining('last 3 calls for this workspace failed') });
+    expect(health.verdict('k8s', 'ws-a')).toMatchObject({
+      healthy: false,
+      reason: expect.stringContaining('last 3 calls for this workspace failed'),
+    });
     // Another workspace reaches another cluster: unaffected.
     expect(health.verdict('k8s', 'ws-b').healthy).toBe(true);
     now += 30_001;

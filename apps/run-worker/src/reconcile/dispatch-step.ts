@@ -16,7 +16,8 @@ export async function dispatch(context: StepContext, run: RunView): Promise<void
   while (at?.state?.state === 'queued') {
     const state = at.state;
     // From the counts to the reservation without an await: a concurrent dispatch sees this one's place taken.
-    const loadOf = (p: string, r: string): number => (loads.counts.get(`${p}/${r}`) ?? 0) + context.reservations.extra(`${p}/${r}`, loads.queriedAtMs);
+    const loadOf = (p: string, r: string): number =>
+      (loads.counts.get(`${p}/${r}`) ?? 0) + context.reservations.extra(`${p}/${r}`, loads.queriedAtMs);
     const candidates = placementCandidates(context.offers, run.requested.provider, run.requested.region, loadOf);
     const decision = decidePlacement(state.requested, candidates, state.refusals ?? [], (c) => factsOf(context, c, run.workspaceId));
     if (decision.kind === 'place') {
@@ -28,10 +29,20 @@ export async function dispatch(context: StepContext, run: RunView): Promise<void
     }
     if (decision.kind === 'wait') {
       // Decides an event only when the reason changed; the next sweep or poke tries again.
-      await context.execute(run, { type: 'WaitRun', reason: decision.reason, message: decision.message, now: isoNow(context) }, at, `rec-${run.runId}-wait-${decision.reason}`);
+      await context.execute(
+        run,
+        { type: 'WaitRun', reason: decision.reason, message: decision.message, now: isoNow(context) },
+        at,
+        `rec-${run.runId}-wait-${decision.reason}`,
+      );
       return;
     }
-    const dispatched = await context.execute(run, { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) }, at, `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`);
+    const dispatched = await context.execute(
+      run,
+      { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) },
+      at,
+      `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`,
+    );
     // Only the writer of run.dispatched submits: another decision that came first (a cancel, another
     // replica's placement, even the same one) owns what follows.
     if (!dispatched.appended) {

@@ -11,7 +11,9 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
   if (!provider) {
     // Thrown, not failed at once: the workload may still run there, and another worker may have the
     // provider. Past the unresponsive bound the run fails provider_error, saying this.
-    throw new Error(`the run's provider ${run.placement?.provider ?? '(none)'} is not available to this worker; its workload may still be running`);
+    throw new Error(
+      `the run's provider ${run.placement?.provider ?? '(none)'} is not available to this worker; its workload may still be running`,
+    );
   }
   if (hasTimedOut(run, context.nowMs())) {
     await provider.cancel(run);
@@ -47,7 +49,11 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
     }
     case 'failed': {
       const logged = await recordLogs(context, run, provider, snapshotOf(run));
-      await context.execute(run, { type: 'FailRun', failure: { code: observation.code, message: tenantSafe(observation.reason) }, now: isoNow(context) }, logged);
+      await context.execute(
+        run,
+        { type: 'FailRun', failure: { code: observation.code, message: tenantSafe(observation.reason) }, now: isoNow(context) },
+        logged,
+      );
       await provider.release?.(run);
       return;
     }

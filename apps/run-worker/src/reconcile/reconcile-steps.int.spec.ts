@@ -204,7 +204,10 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     expect(types).toEqual(['run.created', 'run.dispatched', 'run.dispatch_refused', 'run.dispatched']);
     await until(() => second.held.has(runId));
     const run = await viewOf(runId);
-    expect(run.placement).toMatchObject({ provider: 'second', failovers: [{ provider: 'first', code: 'provider_error', message: 'engine said no' }] });
+    expect(run.placement).toMatchObject({
+      provider: 'second',
+      failovers: [{ provider: 'first', code: 'provider_error', message: 'engine said no' }],
+    });
   });
 
   it('a missing image fails the run at once', async () => {
@@ -256,7 +259,10 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     full.poke(await viewOf(runId));
     await eventually(async () => ((await typesOf(runId)).length === 2 ? true : undefined));
     expect(await typesOf(runId)).toEqual(['run.created', 'run.waiting']);
-    expect((await viewOf(runId)).waiting).toMatchObject({ reason: 'no_capacity', message: expect.stringContaining('first/r1: no_capacity') });
+    expect((await viewOf(runId)).waiting).toMatchObject({
+      reason: 'no_capacity',
+      message: expect.stringContaining('first/r1: no_capacity'),
+    });
     // Tried again: the reason is the same, so nothing is recorded.
     const version = (await viewOf(runId)).version;
     full.poke(await viewOf(runId));
@@ -305,7 +311,9 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     views.forEach((view) => small.poke(view)); // three dispatches share one load count from Postgres
     await eventually(async () => ((await Promise.all(runIds.map(typesOf))).every((types) => types.length === 2) ? true : undefined));
     await small.stop();
-    const outcomes = await Promise.all(runIds.map(async (id) => (await viewOf(id)).placement?.provider ?? (await viewOf(id)).waiting?.reason));
+    const outcomes = await Promise.all(
+      runIds.map(async (id) => (await viewOf(id)).placement?.provider ?? (await viewOf(id)).waiting?.reason),
+    );
     expect(outcomes.sort()).toEqual(['first', 'no_capacity', 'second']);
   });
 

@@ -36,7 +36,7 @@ const OFFERS: ProviderOffer[] = [{ provider: 'container', regions: ['local'], pr
  * released get a second container, started by an observe that found no workload on a stale `starting`
  * row. Real JetStream, Postgres and Podman; the projection is written by hand so that it lags.
  */
-describeNeeding(containerEngineMissing())('a stale row never starts a finished run\'s workload again (real container on Podman)', () => {
+describeNeeding(containerEngineMissing())("a stale row never starts a finished run's workload again (real container on Podman)", () => {
   let env: IsolatedEnvironment;
   let nc: NatsConnection;
   let db: DataSource;
@@ -103,8 +103,13 @@ describeNeeding(containerEngineMissing())('a stale row never starts a finished r
     const created: RunEvent = {
       type: 'run.created',
       data: {
-        runId, workspaceId: WS, workload: { image: CONTAINER_IMAGE, command: ['/bin/sh', '-c', 'echo done'] }, provider: 'container', region: 'local',
-        idempotencyKey: randomUUID(), at: new Date().toISOString(),
+        runId,
+        workspaceId: WS,
+        workload: { image: CONTAINER_IMAGE, command: ['/bin/sh', '-c', 'echo done'] },
+        provider: 'container',
+        region: 'local',
+        idempotencyKey: randomUUID(),
+        at: new Date().toISOString(),
       },
     };
     await store.append(WS, runId, [created], 0, 'create');
@@ -114,18 +119,30 @@ describeNeeding(containerEngineMissing())('a stale row never starts a finished r
     const first = worker();
     await first.sweep();
     await projectUntil(runId, 'run.dispatched');
-    const ended = await eventually(async () => {
-      first.poke(await viewOf(runId));
-      const types = (await store.read(WS, runId)).events.map((e) => e.event.type);
-      return types.includes('run.succeeded') ? types : undefined;
-    }, 30_000, 'the run to succeed');
-    await eventually(async () => ((await engineContainers([`${RUN_LABEL}=${runId}`])).length === 0 ? true : undefined), 20_000, 'its container to be released');
+    const ended = await eventually(
+      async () => {
+        first.poke(await viewOf(runId));
+        const types = (await store.read(WS, runId)).events.map((e) => e.event.type);
+        return types.includes('run.succeeded') ? types : undefined;
+      },
+      30_000,
+      'the run to succeed',
+    );
+    await eventually(
+      async () => ((await engineContainers([`${RUN_LABEL}=${runId}`])).length === 0 ? true : undefined),
+      20_000,
+      'its container to be released',
+    );
 
     // A second replica sweeps while the projection still holds the `starting` row.
     await worker().sweep();
     const made = eventsByRun(await tap.stop(), 'create').get(runId) ?? [];
     const left = await engineContainers([`${RUN_LABEL}=${runId}`]);
-    expect({ containersCreated: made.length, left: left.length, events: (await store.read(WS, runId)).events.map((e) => e.event.type) }).toEqual({
+    expect({
+      containersCreated: made.length,
+      left: left.length,
+      events: (await store.read(WS, runId)).events.map((e) => e.event.type),
+    }).toEqual({
       containersCreated: 1,
       left: 0,
       events: ended,

@@ -19,7 +19,12 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
   const run: RunView = toRunView(state, dispatched.version);
   const provider = context.providers.get(placement.provider);
   if (!provider) {
-    return refuse(context, run, dispatched, { provider: placement.provider, region: placement.region, code: 'provider_error', message: 'the provider is not available to this worker' });
+    return refuse(context, run, dispatched, {
+      provider: placement.provider,
+      region: placement.region,
+      code: 'provider_error',
+      message: 'the provider is not available to this worker',
+    });
   }
   // Opened here, outside the try: a failure to read our own store is not the provider's.
   const credential = await context.vault.open(run.workspaceId, placement.provider, placement.region);
@@ -36,7 +41,12 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
     if (error.code === 'provider_error') {
       context.providers.health.recordFailure(placement.provider, run.workspaceId, error);
     }
-    return refuse(context, run, dispatched, { provider: placement.provider, region: placement.region, code: error.code, message: tenantSafe(error.message) });
+    return refuse(context, run, dispatched, {
+      provider: placement.provider,
+      region: placement.region,
+      code: error.code,
+      message: tenantSafe(error.message),
+    });
   }
   context.failpoint('worker.after-submit');
   context.submitted.taken(run);
@@ -62,5 +72,10 @@ async function refuse(context: StepContext, run: RunView, at: Snapshot, refusal:
   if (refusalEndsRun(refusal.code)) {
     return context.execute(run, { type: 'FailRun', failure: { code: refusal.code, message: refusal.message }, now: isoNow(context) }, at);
   }
-  return context.execute(run, { type: 'RefuseDispatch', refusal, now: isoNow(context) }, at, `rec-${run.runId}-refuse-${refusal.provider}-${refusal.region}`);
+  return context.execute(
+    run,
+    { type: 'RefuseDispatch', refusal, now: isoNow(context) },
+    at,
+    `rec-${run.runId}-refuse-${refusal.provider}-${refusal.region}`,
+  );
 }

@@ -26,7 +26,9 @@ export class Unresponsive {
     return {
       // A run its provider never showed running failed for the provider's error; a running one lost its workload.
       code: run.state === 'running' ? 'provider_lost' : 'provider_error',
-      message: tenantSafe(`the provider has not answered for ${Math.round(silentMs / 1000)} s (${error instanceof Error ? error.message : String(error)})`),
+      message: tenantSafe(
+        `the provider has not answered for ${Math.round(silentMs / 1000)} s (${error instanceof Error ? error.message : String(error)})`,
+      ),
     };
   }
 }

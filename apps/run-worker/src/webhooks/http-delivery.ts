@@ -14,7 +14,11 @@ export interface HttpDeliverySettings {
 
 export type AttemptOutcome =
   | { readonly ok: true; readonly status: number }
-  | { readonly ok: false; readonly status: number | null; readonly error: 'status' | 'redirect' | 'timeout' | 'refused_target' | 'connection' };
+  | {
+      readonly ok: false;
+      readonly status: number | null;
+      readonly error: 'status' | 'redirect' | 'timeout' | 'refused_target' | 'connection';
+    };
 
 /**
  * One POST of a delivery. A 2xx answer is a success; a redirect is a failure and is never followed;
@@ -24,7 +28,11 @@ export class HttpDelivery {
   private readonly agent: Agent;
 
   constructor(private readonly settings: HttpDeliverySettings) {
-    this.agent = new Agent({ keepAlive: false, lookup: guardedLookup(settings.allowPrivateTargets), ...(settings.ca ? { ca: settings.ca } : {}) });
+    this.agent = new Agent({
+      keepAlive: false,
+      lookup: guardedLookup(settings.allowPrivateTargets),
+      ...(settings.ca ? { ca: settings.ca } : {}),
+    });
   }
 
   post(target: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
@@ -47,7 +55,12 @@ export class HttpDelivery {
         {
           method: 'POST',
           agent: this.agent,
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'workload-run-service-webhooks/1' },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            'user-agent': 'workload-run-service-webhooks/1',
+          },
         },
         (res) => {
           const status = res.statusCode ?? 0;

@@ -44,7 +44,13 @@ describe('IntakeStore against real Postgres', () => {
     expect(await store.take('intake', [started(3, 'quiet'), started(4, 'loud')])).toBe(1);
     expect(await store.cursor('intake')).toBe(4);
     // A kind no endpoint is sent (a dispatch) owes nothing, even in a workspace with an endpoint.
-    const dispatched: StreamRunEvent = { ...started(5, 'loud'), event: { type: 'run.dispatched', data: { placement: { provider: 'simulator', region: 'local-1', reason: 'test', candidates: [] }, at: new Date().toISOString() } } };
+    const dispatched: StreamRunEvent = {
+      ...started(5, 'loud'),
+      event: {
+        type: 'run.dispatched',
+        data: { placement: { provider: 'simulator', region: 'local-1', reason: 'test', candidates: [] }, at: new Date().toISOString() },
+      },
+    };
     expect(await store.take('intake', [dispatched])).toBe(0);
     expect(await store.cursor('intake')).toBe(4);
 

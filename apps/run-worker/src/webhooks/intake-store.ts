@@ -49,9 +49,12 @@ export class IntakeStore {
       const cursor = Number(row?.seq ?? 0);
       const fresh = events.filter((e) => e.seq > cursor);
       const workspaces = [...new Set(fresh.map((e) => e.workspaceId))];
-      const endpoints: Endpoint[] = workspaces.length === 0
-        ? []
-        : await m.query('SELECT id, workspace_id, events, created_at FROM webhooks WHERE workspace_id = ANY($1) ORDER BY id', [workspaces]);
+      const endpoints: Endpoint[] =
+        workspaces.length === 0
+          ? []
+          : await m.query('SELECT id, workspace_id, events, created_at FROM webhooks WHERE workspace_id = ANY($1) ORDER BY id', [
+              workspaces,
+            ]);
       let made = 0;
       for (const e of fresh) {
         const owed = owedBy(e);
@@ -60,10 +63,11 @@ export class IntakeStore {
         }
         // Only events from after an endpoint's registration are owed to it.
         const at = Date.parse(owed.kind === 'logs' ? owed.at : owed.payload.timestamp);
-        for (const endpoint of endpoints.filter((p) => p.workspace_id === e.workspaceId && wants(p.events, owed.kind) && at >= p.created_at.getTime())) {
-          made += owed.kind === 'logs'
-            ? await addLine(m, endpoint, e, owed.line)
-            : await insert(m, endpoint, e, owed.payload.type, owed.payload);
+        for (const endpoint of endpoints.filter(
+          (p) => p.workspace_id === e.workspaceId && wants(p.events, owed.kind) && at >= p.created_at.getTime(),
+        )) {
+          made +=
+            owed.kind === 'logs' ? await addLine(m, endpoint, e, owed.line) : await insert(m, endpoint, e, owed.payload.type, owed.payload);
         }
       }
       await m.query('UPDATE webhook_intake SET seq = GREATEST(seq, $2) WHERE name = $1', [name, last.seq]);
@@ -80,7 +84,14 @@ export class IntakeStore {
   }
 }
 
-async function insert(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, type: string, payload: WebhookPayload, delayMs = 0): Promise<number> {
+async function insert(
+  m: EntityManager,
+  endpoint: Endpoint,
+  e: StreamRunEvent,
+  type: string,
+  payload: WebhookPayload,
+  delayMs = 0,
+): Promise<number> {
   await m.query(
     `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, run_id, seq, last_seq, type, payload, next_attempt_at)
      VALUES ($1, $2, $3, $4, $5, $5, $6, $7, now() + make_interval(secs => $8::double precision / 1000)) ON CONFLICT (webhook_id, seq) DO NOTHING`,

@@ -2,8 +2,25 @@ import { isPrivateAddress } from './target-guard';
 import { delayAfter } from './retry-schedule';
 
 describe('webhook target ranges', () => {
-  it.each(['127.0.0.1', '127.9.9.9', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
-    '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not an address'])('refuses %s', (address) => {
+  it.each([
+    '127.0.0.1',
+    '127.9.9.9',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    'not an address',
+  ])('refuses %s', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 

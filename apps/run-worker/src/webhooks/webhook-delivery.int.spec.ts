@@ -23,12 +23,19 @@ describe('webhook delivery', () => {
     const hook = await h.register('ws-sign', `${h.receiver.origin}/sign`, ['started', 'completed']);
     const runId = randomUUID();
     await h.append('ws-sign', runId, events.created('ws-sign', runId), events.started(), events.log(0), events.succeeded());
-    const received = await eventually(() => Promise.resolve(h.receivedAt('/sign').length >= 2 ? h.receivedAt('/sign') : undefined), 10_000, 'two deliveries');
+    const received = await eventually(
+      () => Promise.resolve(h.receivedAt('/sign').length >= 2 ? h.receivedAt('/sign') : undefined),
+      10_000,
+      'two deliveries',
+    );
     expect(received.map(typeOf)).toEqual(['run.started', 'run.completed']);
     expect(received.every((r) => verifyStandardWebhook(hook.secret, r))).toBe(true);
     expect(verifyStandardWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, received[0]!)).toBe(false);
     expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(2);
-    expect(JSON.parse(received[1]!.body)).toMatchObject({ type: 'run.completed', data: { runId, workspaceId: 'ws-sign', state: 'succeeded' } });
+    expect(JSON.parse(received[1]!.body)).toMatchObject({
+      type: 'run.completed',
+      data: { runId, workspaceId: 'ws-sign', state: 'succeeded' },
+    });
     const deliveries = await eventually(async () => {
       const list = await h.deliveries('ws-sign', hook.id);
       return list.every((d) => d.status === 'delivered') && list.length === 2 ? list : undefined;
@@ -66,21 +73,27 @@ describe('webhook delivery', () => {
     expect(delivery).toMatchObject({ attempts: 3, responseStatus: 204, error: null });
   });
 
-  it('keeps a run\'s order at a failing endpoint, coalescing its log lines, while another endpoint gets everything', async () => {
+  it("keeps a run's order at a failing endpoint, coalescing its log lines, while another endpoint gets everything", async () => {
     const failing = await h.register('ws-order', `${h.receiver.origin}/failing`, ['started', 'logs', 'completed']);
     await h.register('ws-order', `${h.receiver.origin}/healthy`, ['started', 'logs', 'completed']);
     let released = false;
     answers.set('/failing', () => (released ? 'ok' : 503));
     const runId = randomUUID();
     await h.append('ws-order', runId, events.created('ws-order', runId), events.started());
-    await eventually(() => Promise.resolve(h.receivedAt('/failing').length >= 2 ? true : undefined), 10_000, 'the failing endpoint to be retried');
+    await eventually(
+      () => Promise.resolve(h.receivedAt('/failing').length >= 2 ? true : undefined),
+      10_000,
+      'the failing endpoint to be retried',
+    );
     await h.append('ws-order', runId, events.log(0), events.log(1), events.log(2), events.succeeded());
     const healthy = await eventually(() =>
       Promise.resolve(h.receivedAt('/healthy').some((r) => typeOf(r) === 'run.completed') ? h.receivedAt('/healthy') : undefined),
     );
     expect(healthy.map(typeOf)[0]).toBe('run.started');
     expect(healthy.map(typeOf).at(-1)).toBe('run.completed');
-    const healthyLines = healthy.filter((r) => typeOf(r) === 'run.logs').flatMap((r) => (JSON.parse(r.body) as { data: { lines: { line: string }[] } }).data.lines.map((l) => l.line));
+    const healthyLines = healthy
+      .filter((r) => typeOf(r) === 'run.logs')
+      .flatMap((r) => (JSON.parse(r.body) as { data: { lines: { line: string }[] } }).data.lines.map((l) => l.line));
     expect(healthyLines).toEqual(['line 0', 'line 1', 'line 2']);
     // The failing endpoint has seen nothing but its first delivery, however often retried.
     expect(new Set(h.receivedAt('/failing').map(typeOf))).toEqual(new Set(['run.started']));

@@ -5,7 +5,13 @@ import { sealSecret } from '@wrs/credentials';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import { migrate, openDatabase, Webhooks, type WebhookDeliverySummary, type WebhookEventKind } from '@wrs/persistence';
-import { isolatedEnvironment, startWebhookReceiver, type IsolatedEnvironment, type ReceivedWebhook, type WebhookReceiver } from '@wrs/testing';
+import {
+  isolatedEnvironment,
+  startWebhookReceiver,
+  type IsolatedEnvironment,
+  type ReceivedWebhook,
+  type WebhookReceiver,
+} from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { startWebhooks, type RunningWebhooks } from './start-webhooks';
 
@@ -69,7 +75,12 @@ export class WebhookHarness {
         log: () => undefined,
       },
       {
-        http: { allowPrivateTargets: settings.allowPrivateTargets, timeoutMs: 1000, maxResponseBytes: 65536, ca: this.receiver.caCertificate },
+        http: {
+          allowPrivateTargets: settings.allowPrivateTargets,
+          timeoutMs: 1000,
+          maxResponseBytes: 65536,
+          ca: this.receiver.caCertificate,
+        },
         schedule: { baseMs: 50, maxDelayMs: 200, maxAttempts: settings.maxAttempts },
         senders: 4,
         idleMs: 50,
@@ -89,7 +100,11 @@ export class WebhookHarness {
   /** Rotates the endpoint's secret as the api does; answers the new one. */
   async rotate(workspaceId: string, id: string): Promise<string> {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    await this.webhooks.rotate(workspaceId, id, sealSecret(secret, { id: 'test', publicKey: this.kek.publicKey }, `webhook/${workspaceId}/${id}`));
+    await this.webhooks.rotate(
+      workspaceId,
+      id,
+      sealSecret(secret, { id: 'test', publicKey: this.kek.publicKey }, `webhook/${workspaceId}/${id}`),
+    );
     return secret;
   }
 
@@ -123,7 +138,15 @@ const at = (): string => new Date().toISOString();
 export const events = {
   created: (workspaceId: string, runId: string): RunEvent => ({
     type: 'run.created',
-    data: { runId, workspaceId, workload: { image: 'busybox' }, provider: 'simulator', region: 'auto', idempotencyKey: randomUUID(), at: at() },
+    data: {
+      runId,
+      workspaceId,
+      workload: { image: 'busybox' },
+      provider: 'simulator',
+      region: 'auto',
+      idempotencyKey: randomUUID(),
+      at: at(),
+    },
   }),
   started: (): RunEvent => ({ type: 'run.started', data: { at: at() } }),
   log: (index: number): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line: `line ${index}`, at: at() } }),

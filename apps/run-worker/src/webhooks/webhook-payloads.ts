@@ -35,7 +35,10 @@ export function owedBy(e: StreamRunEvent): Owed | null {
   }
   if (isTerminalEventType(event.type)) {
     const state = event.type.slice('run.'.length);
-    return { kind: 'completed', payload: { type: 'run.completed', timestamp: event.data.at, data: { runId, workspaceId, seq: e.seq, state, event } } };
+    return {
+      kind: 'completed',
+      payload: { type: 'run.completed', timestamp: event.data.at, data: { runId, workspaceId, seq: e.seq, state, event } },
+    };
   }
   if (event.type === 'run.log') {
     const { index, stream, line, at } = event.data;

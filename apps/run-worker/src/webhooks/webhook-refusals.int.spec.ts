@@ -29,7 +29,12 @@ describe('webhook delivery past its retry budget', () => {
     ]);
     expect(h.receivedAt('/budget').map(typeOf)).toEqual(['run.started', 'run.started', 'run.started', 'run.completed']);
     const attempts = (await webhookAttempts.get()).values.map((v) => [v.labels['outcome'], v.value]);
-    expect(attempts).toEqual(expect.arrayContaining([['status', 3], ['delivered', 1]]));
+    expect(attempts).toEqual(
+      expect.arrayContaining([
+        ['status', 3],
+        ['delivered', 1],
+      ]),
+    );
     expect((await webhookDeliveriesFailed.get()).values[0]?.value).toBe(1);
   });
 });

@@ -21,7 +21,9 @@ describe('webhook delivery with several worker replicas', () => {
   it('records each delivery once and sends it once, in order per run', async () => {
     const hook = await h.register('ws-replicas', `${h.receiver.origin}/replicas`, ['started', 'completed']);
     const runs = Array.from({ length: 20 }, () => randomUUID());
-    await Promise.all(runs.map((runId) => h.append('ws-replicas', runId, events.created('ws-replicas', runId), events.started(), events.succeeded())));
+    await Promise.all(
+      runs.map((runId) => h.append('ws-replicas', runId, events.created('ws-replicas', runId), events.started(), events.succeeded())),
+    );
     await eventually(() => Promise.resolve(h.receivedAt('/replicas').length >= 40 ? true : undefined), 20_000, '40 deliveries');
     const deliveries = await eventually(async () => {
       const list = await h.deliveries('ws-replicas', hook.id);

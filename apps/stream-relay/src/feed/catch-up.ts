@@ -14,9 +14,7 @@ export interface ChainLink {
  * - `ask`: not enough is known: read the run's last event now and ask again with it as `fresh`.
  */
 export type CatchUp<T extends ChainLink> =
-  | { readonly kind: 'events'; readonly events: readonly T[] }
-  | { readonly kind: 'consumer' }
-  | { readonly kind: 'ask' };
+  { readonly kind: 'events'; readonly events: readonly T[] } | { readonly kind: 'consumer' } | { readonly kind: 'ask' };
 
 const NONE = { kind: 'events', events: [] } as const;
 

@@ -62,13 +62,13 @@ describe('catchUp: what a follower reads itself before the live feed', () => {
     expect(catchUp(0, 50, [dispatched, started], null)).toEqual({ kind: 'consumer' });
   });
 
-  it('asks for the run\'s last event when the feed never saw the run and the read one is behind the join', () => {
+  it("asks for the run's last event when the feed never saw the run and the read one is behind the join", () => {
     expect(catchUp(0, 45, [], { seq: 10, previous: 0 })).toEqual({ kind: 'ask' });
     expect(catchUp(0, 45, [], null)).toEqual({ kind: 'ask' });
   });
 });
 
-describe('knownSuffices: when the live feed\'s last event of a run stands for the run\'s last', () => {
+describe("knownSuffices: when the live feed's last event of a run stands for the run's last", () => {
   it('only when the feed has seen at least as far as the client resuming', () => {
     const known = { seq: 40, previous: 30 };
     expect(knownSuffices(known, 0)).toBe(true);

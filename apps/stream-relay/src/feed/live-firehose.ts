@@ -52,11 +52,17 @@ export class LiveFirehose {
     // From the stream's last sequence on: every event after it reaches the firehose.
     const position = (await this.jsm.streams.info(this.names.eventsStream)).state.last_seq;
     const messages = await readRunEventsFrom(this.js, this.jsm, this.names, position + 1, { max_messages: 1024 });
-    const firehose = new EventFirehose<FeedEvent>(messages, position, feedEventOf, () => {
-      if (this.openFirehose === firehose) {
-        this.openFirehose = null;
-      }
-    }, REMEMBERED);
+    const firehose = new EventFirehose<FeedEvent>(
+      messages,
+      position,
+      feedEventOf,
+      () => {
+        if (this.openFirehose === firehose) {
+          this.openFirehose = null;
+        }
+      },
+      REMEMBERED,
+    );
     this.openFirehose = firehose;
     return firehose;
   }

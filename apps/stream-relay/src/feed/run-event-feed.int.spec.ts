@@ -9,7 +9,10 @@ import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/mes
 import type { Subscription } from './feed-event';
 import { RunEventFeed } from './run-event-feed';
 
-const log = (index: number): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line: `line ${index}`, at: new Date().toISOString() } });
+const log = (index: number): RunEvent => ({
+  type: 'run.log',
+  data: { index, stream: 'stdout', line: `line ${index}`, at: new Date().toISOString() },
+});
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -77,7 +80,7 @@ describe('RunEventFeed against real JetStream: one live consumer per relay, exac
 
   const serverConsumers = async (): Promise<number> => (await jsm.streams.info(names.eventsStream)).state.consumer_count;
 
-  it('serves 50 followers of a run from the relay\'s one consumer, each getting every later event once', async () => {
+  it("serves 50 followers of a run from the relay's one consumer, each getting every later event once", async () => {
     const feed = new RunEventFeed(jetstream(nc), jsm, names);
     const runId = randomUUID();
     const before = await appendLogs(runId, 0, 3, 0);
@@ -198,7 +201,9 @@ describe('RunEventFeed against real JetStream: one live consumer per relay, exac
     const rest = await appending;
     const all = [...first.seqs, ...rest.seqs];
     const tailAfter = (after: number): number[] => all.filter((seq) => seq > after);
-    await waitUntil(() => otherReads.every((r, i) => r.seqs.length === tailAfter(starts[i]!).length) && headRead.seqs.length === rest.seqs.length);
+    await waitUntil(
+      () => otherReads.every((r, i) => r.seqs.length === tailAfter(starts[i]!).length) && headRead.seqs.length === rest.seqs.length,
+    );
     await Promise.all([head, ...others].map((s) => s.close()));
     await Promise.all([headRead, ...otherReads].map((r) => r.done));
     expect(headRead.seqs).toEqual(rest.seqs);

@@ -68,7 +68,13 @@ export class RunEventFeed {
       last_by_subj: this.names.runEvents(workspaceId, runId),
     });
     return message
-      ? { seq: message.seq, previous: previousOf(message.header), envelope: decodeRunEvent(message.data).envelope, json: message.string(), headers: message.header }
+      ? {
+          seq: message.seq,
+          previous: previousOf(message.header),
+          envelope: decodeRunEvent(message.data).envelope,
+          json: message.string(),
+          headers: message.header,
+        }
       : null;
   }
 

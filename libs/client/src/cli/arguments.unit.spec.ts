@@ -3,18 +3,43 @@ import { parseInvocation } from './arguments';
 
 describe('wrs arguments', () => {
   it('reads runs create with repeated options and a command after --', () => {
-    const invocation = parseInvocation(['--json', 'runs', 'create', '--image', 'img', '--provider', 'auto', '--region', 'auto', '--env', 'A=1', '--env', 'B=2', '--follow', '--', '/bin/sh', '-c', 'echo hi']);
+    const invocation = parseInvocation([
+      '--json',
+      'runs',
+      'create',
+      '--image',
+      'img',
+      '--provider',
+      'auto',
+      '--region',
+      'auto',
+      '--env',
+      'A=1',
+      '--env',
+      'B=2',
+      '--follow',
+      '--',
+      '/bin/sh',
+      '-c',
+      'echo hi',
+    ]);
     expect(invocation).toMatchObject({ command: 'runs create', operand: undefined, rest: ['/bin/sh', '-c', 'echo hi'] });
     expect(invocation.options).toMatchObject({ json: true, image: 'img', env: ['A=1', 'B=2'], follow: true });
   });
 
   it('takes the run id of get, events and cancel', () => {
-    expect(parseInvocation(['runs', 'events', 'r-1', '--follow', '--after', '7'])).toMatchObject({ command: 'runs events', operand: 'r-1', options: { follow: true, after: '7' } });
+    expect(parseInvocation(['runs', 'events', 'r-1', '--follow', '--after', '7'])).toMatchObject({
+      command: 'runs events',
+      operand: 'r-1',
+      options: { follow: true, after: '7' },
+    });
     expect(parseInvocation(['runs', 'cancel', 'r-1'])).toMatchObject({ command: 'runs cancel', operand: 'r-1' });
   });
 
   it('reads webhooks commands: create with its url and events, the others with an id', () => {
-    expect(parseInvocation(['webhooks', 'create', '--url', 'https://h.example/x', '--event', 'started', '--event', 'completed'])).toMatchObject({
+    expect(
+      parseInvocation(['webhooks', 'create', '--url', 'https://h.example/x', '--event', 'started', '--event', 'completed']),
+    ).toMatchObject({
       command: 'webhooks create',
       options: { url: 'https://h.example/x', event: ['started', 'completed'] },
     });

@@ -10,7 +10,13 @@ import { describeEvent, itemJson } from './render';
  * time since following began, and (on a terminal) a live status line with the state and elapsed time.
  * With --json, every event is one JSON line on stdout. Returns the exit code the run's end calls for.
  */
-export async function followAndShow(client: WrsClient, io: CliIo, runId: string, json: boolean, options: FollowShowOptions = {}): Promise<ExitCode> {
+export async function followAndShow(
+  client: WrsClient,
+  io: CliIo,
+  runId: string,
+  json: boolean,
+  options: FollowShowOptions = {},
+): Promise<ExitCode> {
   const { after } = options;
   const started = io.now();
   let state: RunState | 'unknown' = 'unknown';

@@ -6,7 +6,9 @@ import { canMintTokens, noTokenMessage } from './commands/token';
 describe('the hint without a token', () => {
   it('in a repository checkout, points at wrs token (which works there)', () => {
     const message = noTokenMessage('/home/u/.config/wrs/config.json', true);
-    expect(message).toBe('no token: set WRS_TOKEN or "token" in /home/u/.config/wrs/config.json (for the local stack: wrs token --workspace demo)');
+    expect(message).toBe(
+      'no token: set WRS_TOKEN or "token" in /home/u/.config/wrs/config.json (for the local stack: wrs token --workspace demo)',
+    );
   });
 
   it('in a packed install, where wrs token refuses, says where a token comes from instead', () => {

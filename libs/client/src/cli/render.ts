@@ -41,7 +41,10 @@ export function labelsText(labels: Readonly<Record<string, string>>): string {
 }
 
 export function versionLines(info: VersionInfo, pinned: string): string[] {
-  return [`api ${info.api}, contract ${info.contractVersion}, build ${info.build.version}${info.build.commit ? ` (${info.build.commit})` : ''}`, `client pinned to contract ${pinned}`];
+  return [
+    `api ${info.api}, contract ${info.contractVersion}, build ${info.build.version}${info.build.commit ? ` (${info.build.commit})` : ''}`,
+    `client pinned to contract ${pinned}`,
+  ];
 }
 
 export function workspaceLines(workspace: Workspace): string[] {
@@ -78,7 +81,9 @@ export function describeEvent(event: RunEvent): string | undefined {
 }
 
 export function itemJson(item: FollowItem): string {
-  return JSON.stringify(item.kind === 'event' ? { kind: 'event', id: item.id, event: item.event } : { kind: 'reset', id: item.id, reset: item.reset });
+  return JSON.stringify(
+    item.kind === 'event' ? { kind: 'event', id: item.id, event: item.event } : { kind: 'reset', id: item.id, reset: item.reset },
+  );
 }
 
 /** An error for people: status, code and the request id to quote to support. Never the token. */
@@ -88,7 +93,13 @@ export function errorLine(error: unknown): string {
     // person saw only "The request is not valid." and had to rerun with --json to learn which field.
     return [`error: ${error.message}`, ...fieldErrorsOf(error.params).map((e) => `  ${e.field}: ${e.message}`)].join('\n');
   }
-  if (error instanceof WrsApiError || error instanceof WrsNetworkError || error instanceof WrsContractMismatchError || error instanceof UsageError || error instanceof WrsConfigurationError) {
+  if (
+    error instanceof WrsApiError ||
+    error instanceof WrsNetworkError ||
+    error instanceof WrsContractMismatchError ||
+    error instanceof UsageError ||
+    error instanceof WrsConfigurationError
+  ) {
     return `error: ${error.message}`;
   }
   return `error: ${error instanceof Error ? error.message : String(error)}`;
@@ -107,10 +118,25 @@ export function errorJson(error: unknown): string {
     return JSON.stringify({ kind: 'error', status, code, retryable, requestId, title, detail, params, attempts });
   }
   if (error instanceof WrsNetworkError) {
-    return JSON.stringify({ kind: 'error', code: 'network_error', message: error.message, requestId: error.requestId, attempts: error.attempts });
+    return JSON.stringify({
+      kind: 'error',
+      code: 'network_error',
+      message: error.message,
+      requestId: error.requestId,
+      attempts: error.attempts,
+    });
   }
   if (error instanceof WrsContractMismatchError) {
-    return JSON.stringify({ kind: 'error', code: 'contract_mismatch', serverVersion: error.serverVersion, pinnedVersion: error.pinnedVersion });
+    return JSON.stringify({
+      kind: 'error',
+      code: 'contract_mismatch',
+      serverVersion: error.serverVersion,
+      pinnedVersion: error.pinnedVersion,
+    });
   }
-  return JSON.stringify({ kind: 'error', code: error instanceof UsageError || error instanceof WrsConfigurationError ? 'usage' : 'client_error', message: error instanceof Error ? error.message : String(error) });
+  return JSON.stringify({
+    kind: 'error',
+    code: error instanceof UsageError || error instanceof WrsConfigurationError ? 'usage' : 'client_error',
+    message: error instanceof Error ? error.message : String(error),
+  });
 }

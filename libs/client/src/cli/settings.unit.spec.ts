@@ -13,14 +13,22 @@ function io(env: Record<string, string>, home: string): CliIo {
 describe('where wrs finds its base URL and token', () => {
   it('defaults to the local stack with no token', () => {
     const home = mkdtempSync(join(tmpdir(), 'wrs-home-'));
-    expect(loadSettings(io({}, home))).toEqual({ baseUrl: DEFAULT_BASE_URL, token: undefined, workspace: undefined, configPath: join(home, '.config/wrs/config.json') });
+    expect(loadSettings(io({}, home))).toEqual({
+      baseUrl: DEFAULT_BASE_URL,
+      token: undefined,
+      workspace: undefined,
+      configPath: join(home, '.config/wrs/config.json'),
+    });
   });
 
   it('reads ~/.config/wrs/config.json, with the environment taking precedence', () => {
     const home = mkdtempSync(join(tmpdir(), 'wrs-home-'));
     saveConfig(join(home, '.config/wrs/config.json'), { baseUrl: 'http://file/api/v1', token: 'file-token', workspace: 'ws-file' });
     expect(loadSettings(io({}, home))).toMatchObject({ baseUrl: 'http://file/api/v1', token: 'file-token', workspace: 'ws-file' });
-    expect(loadSettings(io({ WRS_TOKEN: 'env-token', WRS_BASE_URL: 'http://env/api/v1' }, home))).toMatchObject({ baseUrl: 'http://env/api/v1', token: 'env-token' });
+    expect(loadSettings(io({ WRS_TOKEN: 'env-token', WRS_BASE_URL: 'http://env/api/v1' }, home))).toMatchObject({
+      baseUrl: 'http://env/api/v1',
+      token: 'env-token',
+    });
   });
 
   it('writes the config file 0600 in a 0700 folder, even over a looser file', () => {

@@ -11,10 +11,25 @@ import { describeEvent, runLines } from './render';
  */
 describe('values a newer contract may add', () => {
   const run = {
-    id: '7b0f4c1e-3c1a-4d6e-9a53-6c0f0f1f2a3b', workspaceId: 'ws', state: 'paused' as RunState, terminal: false,
-    workload: { image: 'busybox' }, provider: 'auto', region: 'auto', placement: null, idempotencyKey: 'k',
-    createdAt: '2026-01-01T00:00:00Z', dispatchedAt: null, startedAt: null, finishedAt: null, exitCode: null,
-    failure: null, cancellation: null, logLines: 0, version: 3, somethingNew: { nested: true },
+    id: '7b0f4c1e-3c1a-4d6e-9a53-6c0f0f1f2a3b',
+    workspaceId: 'ws',
+    state: 'paused' as RunState,
+    terminal: false,
+    workload: { image: 'busybox' },
+    provider: 'auto',
+    region: 'auto',
+    placement: null,
+    idempotencyKey: 'k',
+    createdAt: '2026-01-01T00:00:00Z',
+    dispatchedAt: null,
+    startedAt: null,
+    finishedAt: null,
+    exitCode: null,
+    failure: null,
+    cancellation: null,
+    logLines: 0,
+    version: 3,
+    somethingNew: { nested: true },
   } as unknown as Run;
 
   it('an unknown run state is shown as it is, and ends a follow without an error exit', () => {

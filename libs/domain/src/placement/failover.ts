@@ -96,6 +96,7 @@ export function refusalEndsRun(code: Failover['code']): code is 'image_not_found
 }
 
 function placementReason(requested: { readonly provider: string; readonly region: string }, candidates: number, skipped: number): string {
-  const policy = requested.provider === AUTO || requested.region === AUTO ? `auto: ${candidates} candidate(s) by ${AUTO_POLICY}` : 'as requested';
+  const policy =
+    requested.provider === AUTO || requested.region === AUTO ? `auto: ${candidates} candidate(s) by ${AUTO_POLICY}` : 'as requested';
   return skipped > 0 ? `${policy}; ${skipped} candidate(s) before this one could not take the run` : policy;
 }

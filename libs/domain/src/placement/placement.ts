@@ -30,15 +30,10 @@ export type PullPolicy = (typeof PULL_POLICIES)[number];
 export const AUTO = 'auto';
 
 export type PlacementCheck =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly field: 'provider' | 'region'; readonly allowed: readonly string[] };
+  { readonly ok: true } | { readonly ok: false; readonly field: 'provider' | 'region'; readonly allowed: readonly string[] };
 
 /** Checked at the API so that an unknown provider or region is a 4xx, never a run that fails later. */
-export function checkRequestedPlacement(
-  offers: readonly ProviderOffer[],
-  provider: string,
-  region: string,
-): PlacementCheck {
+export function checkRequestedPlacement(offers: readonly ProviderOffer[], provider: string, region: string): PlacementCheck {
   const providers = offers.map((o) => o.provider);
   if (provider !== AUTO && !providers.includes(provider)) {
     return { ok: false, field: 'provider', allowed: [AUTO, ...providers] };
@@ -95,20 +90,14 @@ function candidateOf(
 /** The policy in words, for a placement's `reason`. */
 export const AUTO_POLICY = 'provider priority, then cost, then load, then configured order';
 
-export function choosePlacement(
-  offers: readonly ProviderOffer[],
-  provider: string,
-  region: string,
-): Placement | null {
+export function choosePlacement(offers: readonly ProviderOffer[], provider: string, region: string): Placement | null {
   const candidates = placementCandidates(offers, provider, region);
   const chosen = candidates[0];
   if (!chosen) {
     return null;
   }
   const reason =
-    provider === AUTO || region === AUTO
-      ? `auto: first of ${candidates.length} candidate(s) by ${AUTO_POLICY}`
-      : 'as requested';
+    provider === AUTO || region === AUTO ? `auto: first of ${candidates.length} candidate(s) by ${AUTO_POLICY}` : 'as requested';
   return { provider: chosen.provider, region: chosen.region, reason, candidates };
 }
 

@@ -43,7 +43,12 @@ describe('placement', () => {
   });
   it('between equal priority and cost prefers the less loaded region, and records cost and load', () => {
     const loads: Record<string, number> = { 'local-1': 4, 'local-2': 1 };
-    const candidates = placementCandidates([{ provider: 'sim', regions: ['local-1', 'local-2'], priority: 0, cost: 1 }], 'auto', 'auto', (_p, r) => loads[r] ?? 0);
+    const candidates = placementCandidates(
+      [{ provider: 'sim', regions: ['local-1', 'local-2'], priority: 0, cost: 1 }],
+      'auto',
+      'auto',
+      (_p, r) => loads[r] ?? 0,
+    );
     expect(candidates).toEqual([
       { provider: 'sim', region: 'local-2', cost: 1, load: 1 },
       { provider: 'sim', region: 'local-1', cost: 1, load: 4 },

@@ -1,4 +1,13 @@
-import { LOG_LIMITS, type CancelReason, type Failover, type Failure, type Placement, type RunCreation, type RunEvent, type WaitReason } from './run.events';
+import {
+  LOG_LIMITS,
+  type CancelReason,
+  type Failover,
+  type Failure,
+  type Placement,
+  type RunCreation,
+  type RunEvent,
+  type WaitReason,
+} from './run.events';
 import { assertNever, isTerminalState, type MaybeRunState } from './run.state';
 
 /**
@@ -55,9 +64,7 @@ export function decide(command: RunCommand, state: MaybeRunState): RunEvent[] {
   }
   switch (command.type) {
     case 'DispatchRun':
-      return state.state === 'queued'
-        ? [{ type: 'run.dispatched', data: { placement: command.placement, at: command.now } }]
-        : [];
+      return state.state === 'queued' ? [{ type: 'run.dispatched', data: { placement: command.placement, at: command.now } }] : [];
     case 'WaitRun':
       return state.state === 'queued' && state.waiting?.reason !== command.reason
         ? [{ type: 'run.waiting', data: { reason: command.reason, message: command.message, at: command.now } }]
@@ -100,11 +107,7 @@ function isPlacedAt(placement: Placement | null, where: { provider: string; regi
   return placement !== null && placement.provider === where.provider && placement.region === where.region;
 }
 
-function completionEvents(
-  current: string,
-  exitCode: number,
-  now: string,
-): RunEvent[] {
+function completionEvents(current: string, exitCode: number, now: string): RunEvent[] {
   // Cancel always wins, and the cancel step confirms it: an exit seen while canceling changes nothing.
   if (current === 'canceling') {
     return [];

@@ -136,7 +136,16 @@ class Deliver implements fc.AsyncCommand<Model, Store> {
 }
 
 const commandArb: fc.Arbitrary<RunCommand> = fc.oneof(
-  fc.constant<RunCommand>({ type: 'CreateRun', runId: 'r1', workspaceId: 'ws', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', now: NOW }),
+  fc.constant<RunCommand>({
+    type: 'CreateRun',
+    runId: 'r1',
+    workspaceId: 'ws',
+    workload: { image: 'busybox' },
+    provider: 'auto',
+    region: 'auto',
+    idempotencyKey: 'k',
+    now: NOW,
+  }),
   fc.constant<RunCommand>({ type: 'DispatchRun', placement, now: NOW }),
   fc.constant<RunCommand>({ type: 'MarkRunStarted', now: NOW }),
   fc
@@ -154,7 +163,11 @@ const commandArb: fc.Arbitrary<RunCommand> = fc.oneof(
     { type: 'WaitRun', reason: 'no_capacity', message: 'full', now: NOW },
     { type: 'WaitRun', reason: 'provider_unhealthy', message: 'unhealthy', now: NOW },
   ),
-  fc.constant<RunCommand>({ type: 'RefuseDispatch', refusal: { provider: 'simulator', region: 'local-1', code: 'provider_error', message: 'refused' }, now: NOW }),
+  fc.constant<RunCommand>({
+    type: 'RefuseDispatch',
+    refusal: { provider: 'simulator', region: 'local-1', code: 'provider_error', message: 'refused' },
+    now: NOW,
+  }),
   fc.constant<RunCommand>({ type: 'CancelRun', requestedBy: 'alice', now: NOW }),
   fc.constant<RunCommand>({ type: 'ConfirmRunCanceled', now: NOW }),
 );
@@ -165,15 +178,19 @@ describe('the decider under concurrent redelivery (model-based, every interleavi
       fc.asyncProperty(
         fc.scheduler(),
         fc.commands(
-          [fc.tuple(commandArb, fc.integer({ min: 1, max: 3 })).map(([command, replicas]) => new Deliver(command, replicas, () => currentScheduler!))],
+          [
+            fc
+              .tuple(commandArb, fc.integer({ min: 1, max: 3 }))
+              .map(([command, replicas]) => new Deliver(command, replicas, () => currentScheduler!)),
+          ],
           { maxCommands: 25 },
         ),
         async (s, commands) => {
           currentScheduler = s;
-          await fc.asyncModelRun(() => ({ model: { state: 'none', logLines: 0 } as Model, real: { events: [] } as Store }), [
-            new Deliver(CREATE, 1, () => s),
-            ...commands,
-          ]);
+          await fc.asyncModelRun(
+            () => ({ model: { state: 'none', logLines: 0 } as Model, real: { events: [] } as Store }),
+            [new Deliver(CREATE, 1, () => s), ...commands],
+          );
         },
       ),
       { numRuns: 200 },
@@ -181,5 +198,14 @@ describe('the decider under concurrent redelivery (model-based, every interleavi
   });
 });
 
-const CREATE: RunCommand = { type: 'CreateRun', runId: 'r1', workspaceId: 'ws', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', now: NOW };
+const CREATE: RunCommand = {
+  type: 'CreateRun',
+  runId: 'r1',
+  workspaceId: 'ws',
+  workload: { image: 'busybox' },
+  provider: 'auto',
+  region: 'auto',
+  idempotencyKey: 'k',
+  now: NOW,
+};
 let currentScheduler: fc.Scheduler | undefined;

@@ -57,7 +57,9 @@ describe('run decider', () => {
     it('dispatches a queued run', () => given([created]).when(dispatch).then([dispatched]));
     it('decides nothing once dispatched', () => given([created, dispatched]).when(dispatch).then([]));
     it('never dispatches a run canceled while queued', () =>
-      given([created, { type: 'run.canceled', data: { requestedBy: 'alice', at: T1 } }]).when(dispatch).then([]));
+      given([created, { type: 'run.canceled', data: { requestedBy: 'alice', at: T1 } }])
+        .when(dispatch)
+        .then([]));
     it('refuses a run that does not exist', () => given([]).when(dispatch).thenThrows(RunNotFoundError));
   });
 
@@ -96,15 +98,29 @@ describe('run decider', () => {
   });
 
   describe('WaitRun', () => {
-    const wait = (reason: 'no_capacity' | 'provider_unhealthy', now = T1): RunCommand => ({ type: 'WaitRun', reason, message: 'all full', now });
-    const waiting = (reason: 'no_capacity' | 'provider_unhealthy', at = T1): RunEvent => ({ type: 'run.waiting', data: { reason, message: 'all full', at } });
+    const wait = (reason: 'no_capacity' | 'provider_unhealthy', now = T1): RunCommand => ({
+      type: 'WaitRun',
+      reason,
+      message: 'all full',
+      now,
+    });
+    const waiting = (reason: 'no_capacity' | 'provider_unhealthy', at = T1): RunEvent => ({
+      type: 'run.waiting',
+      data: { reason, message: 'all full', at },
+    });
     it('says why a queued run waits, and since when', () => {
-      given([created]).when(wait('no_capacity')).then([waiting('no_capacity')]);
+      given([created])
+        .when(wait('no_capacity'))
+        .then([waiting('no_capacity')]);
       expect(fold([created, waiting('no_capacity')])).toMatchObject({ state: 'queued', waiting: { reason: 'no_capacity', since: T1 } });
     });
     it('decides nothing while the reason stays the same; a new reason is a new event', () => {
-      given([created, waiting('no_capacity')]).when(wait('no_capacity', T2)).then([]);
-      given([created, waiting('no_capacity')]).when(wait('provider_unhealthy', T2)).then([waiting('provider_unhealthy', T2)]);
+      given([created, waiting('no_capacity')])
+        .when(wait('no_capacity', T2))
+        .then([]);
+      given([created, waiting('no_capacity')])
+        .when(wait('provider_unhealthy', T2))
+        .then([waiting('provider_unhealthy', T2)]);
     });
     it('decides nothing once placed, and placing ends the wait', () => {
       given([created, dispatched]).when(wait('no_capacity')).then([]);
@@ -118,10 +134,17 @@ describe('run decider', () => {
     const refused: RunEvent = { type: 'run.dispatch_refused', data: { refusal, at: T2 } };
     it('queues a dispatched run again, remembering the refusal', () => {
       given([created, dispatched]).when(refuse).then([refused]);
-      expect(fold([created, dispatched, refused])).toMatchObject({ state: 'queued', placement: null, dispatchedAt: null, refusals: [refusal] });
+      expect(fold([created, dispatched, refused])).toMatchObject({
+        state: 'queued',
+        placement: null,
+        dispatchedAt: null,
+        refusals: [refusal],
+      });
     });
     it('decides nothing for a refusal of another placement', () =>
-      given([created, dispatched]).when({ ...refuse, refusal: { ...refusal, region: 'elsewhere' } }).then([]));
+      given([created, dispatched])
+        .when({ ...refuse, refusal: { ...refusal, region: 'elsewhere' } })
+        .then([]));
     it('decides nothing once canceling (the cancel removes whatever is there)', () =>
       given([created, dispatched, cancelRequested]).when(refuse).then([]));
     it('decides nothing for a queued or running run', () => {
@@ -141,8 +164,7 @@ describe('run decider', () => {
     it('asks a dispatched run to stop', () => given([created, dispatched]).when(cancel).then([cancelRequested]));
     it('asks a running run to stop', () => given([created, dispatched, started]).when(cancel).then([cancelRequested]));
     it('is safe to repeat while canceling', () => given([created, dispatched, cancelRequested]).when(cancel).then([]));
-    it('changes nothing for a finished run', () =>
-      given([created, dispatched, started, succeeded]).when(cancel).then([]));
+    it('changes nothing for a finished run', () => given([created, dispatched, started, succeeded]).when(cancel).then([]));
     it('refuses a run that does not exist', () => given([]).when(cancel).thenThrows(RunNotFoundError));
   });
 
@@ -155,11 +177,14 @@ describe('run decider', () => {
     });
     const log = (index: number, line: string): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line, at: T2 } });
     it('records new lines in order', () =>
-      given([created, dispatched, started]).when(logs(0, 'a', 'b')).then([log(0, 'a'), log(1, 'b')]));
+      given([created, dispatched, started])
+        .when(logs(0, 'a', 'b'))
+        .then([log(0, 'a'), log(1, 'b')]));
     it('skips the lines the run already has (a re-sent batch)', () =>
-      given([created, dispatched, started, log(0, 'a')]).when(logs(0, 'a', 'b')).then([log(1, 'b')]));
-    it('decides nothing once the run is finished', () =>
-      given([created, dispatched, started, succeeded]).when(logs(0, 'a')).then([]));
+      given([created, dispatched, started, log(0, 'a')])
+        .when(logs(0, 'a', 'b'))
+        .then([log(1, 'b')]));
+    it('decides nothing once the run is finished', () => given([created, dispatched, started, succeeded]).when(logs(0, 'a')).then([]));
     it('keeps at most the line limit per run, each line at most the length limit', () => {
       const many = Array.from({ length: 1005 }, (_, i) => `line ${i}`);
       const decided = decide(logs(0, ...many), fold([created, dispatched, started]));

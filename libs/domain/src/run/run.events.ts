@@ -126,7 +126,10 @@ export type RunEvent =
       readonly type: 'run.failed';
       readonly data: { readonly failure: Failure; readonly exitCode: number | null; readonly at: string };
     }
-  | { readonly type: 'run.cancel_requested'; readonly data: { readonly requestedBy: string; readonly reason?: CancelReason; readonly at: string } }
+  | {
+      readonly type: 'run.cancel_requested';
+      readonly data: { readonly requestedBy: string; readonly reason?: CancelReason; readonly at: string };
+    }
   | { readonly type: 'run.canceled'; readonly data: { readonly requestedBy: string; readonly reason?: CancelReason; readonly at: string } };
 
 export type RunEventType = RunEvent['type'];

@@ -5,7 +5,20 @@ describe('run labels (Kubernetes label form)', () => {
     for (const key of ['team', 'a', 'A.b_c-9', 'example.com/team', 'k8s.io/app-name', `${'a'.repeat(253)}/x`, 'a'.repeat(63)]) {
       expect({ key, ok: isLabelKey(key) }).toEqual({ key, ok: true });
     }
-    for (const key of ['', '-x', 'x-', '_x', 'has space', 'a'.repeat(64), `${'a'.repeat(254)}/x`, 'Ex.com/x', 'a..b/x', '/x', 'a/', 'a/b/c']) {
+    for (const key of [
+      '',
+      '-x',
+      'x-',
+      '_x',
+      'has space',
+      'a'.repeat(64),
+      `${'a'.repeat(254)}/x`,
+      'Ex.com/x',
+      'a..b/x',
+      '/x',
+      'a/',
+      'a/b/c',
+    ]) {
       expect({ key, ok: isLabelKey(key) }).toEqual({ key, ok: false });
     }
   });

@@ -1,14 +1,6 @@
 import type { CancelReason, Failover, Failure, Placement, RunEvent, WaitReason, Workload } from './run.events';
 
-export const RUN_STATES = [
-  'queued',
-  'starting',
-  'running',
-  'canceling',
-  'succeeded',
-  'failed',
-  'canceled',
-] as const;
+export const RUN_STATES = ['queued', 'starting', 'running', 'canceling', 'succeeded', 'failed', 'canceled'] as const;
 export type RunStateName = (typeof RUN_STATES)[number];
 
 const TERMINAL_STATES: ReadonlySet<RunStateName> = new Set(['succeeded', 'failed', 'canceled']);
@@ -124,7 +116,11 @@ export function evolve(current: MaybeRunState, event: RunEvent): MaybeRunState {
   }
 }
 
-function cancellationOf(data: { readonly requestedBy: string; readonly reason?: CancelReason; readonly at: string }): NonNullable<RunState['cancellation']> {
+function cancellationOf(data: {
+  readonly requestedBy: string;
+  readonly reason?: CancelReason;
+  readonly at: string;
+}): NonNullable<RunState['cancellation']> {
   return { requestedBy: data.requestedBy, requestedAt: data.at, ...(data.reason ? { reason: data.reason } : {}) };
 }
 

@@ -9,7 +9,10 @@ export function timeoutOf(workload: Workload): number {
 }
 
 /** Whether a running run has outlived its workload's time limit at `nowMs`. */
-export function hasTimedOut(run: { readonly state: string; readonly startedAt: string | null; readonly workload: Workload }, nowMs: number): boolean {
+export function hasTimedOut(
+  run: { readonly state: string; readonly startedAt: string | null; readonly workload: Workload },
+  nowMs: number,
+): boolean {
   return run.state === 'running' && run.startedAt !== null && nowMs - Date.parse(run.startedAt) > timeoutOf(run.workload) * 1000;
 }
 

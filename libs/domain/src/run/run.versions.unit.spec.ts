@@ -6,13 +6,22 @@ import { foldSequenced, type SequencedEvent } from './run.versions';
 
 const NOW = '2026-11-25T08:00:00.000Z';
 const placement: Placement = { provider: 'simulator', region: 'local-1', reason: 'as requested', candidates: [] };
-const CREATE: RunCommand = { type: 'CreateRun', runId: 'r1', workspaceId: 'ws', workload: { image: 'busybox' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', now: NOW };
+const CREATE: RunCommand = {
+  type: 'CreateRun',
+  runId: 'r1',
+  workspaceId: 'ws',
+  workload: { image: 'busybox' },
+  provider: 'auto',
+  region: 'auto',
+  idempotencyKey: 'k',
+  now: NOW,
+};
 
 const created = decide(CREATE, null)[0]!;
 const log = (index: number): RunEvent => ({ type: 'run.log', data: { index, stream: 'stdout', line: `l${index}`, at: NOW } });
 const at = (seq: number, event: RunEvent): SequencedEvent => ({ seq, event });
 
-describe('a run\'s versions (the state-version fold)', () => {
+describe("a run's versions (the state-version fold)", () => {
   it('names the last event in `version` and the last state change in `stateVersion`: log lines move only the first', () => {
     const events = [
       at(3, created),
@@ -35,34 +44,46 @@ describe('a run\'s versions (the state-version fold)', () => {
   const commandArb: fc.Arbitrary<RunCommand> = fc.oneof(
     fc.constant<RunCommand>({ type: 'DispatchRun', placement, now: NOW }),
     fc.constant<RunCommand>({ type: 'MarkRunStarted', now: NOW }),
-    fc.integer({ min: 0, max: 8 }).map((fromIndex): RunCommand => ({ type: 'RecordLogs', fromIndex, lines: [{ stream: 'stdout', line: 'x' }, { stream: 'stderr', line: 'y' }], now: NOW })),
-    fc.integer({ min: 0, max: 8 }).map((fromIndex): RunCommand => ({ type: 'RecordLogs', fromIndex, lines: [{ stream: 'stdout', line: 'x' }], now: NOW })),
+    fc.integer({ min: 0, max: 8 }).map((fromIndex): RunCommand => ({
+      type: 'RecordLogs',
+      fromIndex,
+      lines: [
+        { stream: 'stdout', line: 'x' },
+        { stream: 'stderr', line: 'y' },
+      ],
+      now: NOW,
+    })),
+    fc
+      .integer({ min: 0, max: 8 })
+      .map((fromIndex): RunCommand => ({ type: 'RecordLogs', fromIndex, lines: [{ stream: 'stdout', line: 'x' }], now: NOW })),
     fc.integer({ min: 0, max: 2 }).map((exitCode): RunCommand => ({ type: 'CompleteRun', exitCode, now: NOW })),
     fc.constant<RunCommand>({ type: 'FailRun', failure: { code: 'provider_lost', message: 'lost' }, now: NOW }),
     fc.constant<RunCommand>({ type: 'CancelRun', requestedBy: 'alice', now: NOW }),
     fc.constant<RunCommand>({ type: 'ConfirmRunCanceled', now: NOW }),
   );
-  const historyArb = fc.tuple(fc.array(commandArb, { maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 80, maxLength: 80 })).map(([commands, gaps]) => {
-    const events: SequencedEvent[] = [];
-    let state: MaybeRunState = null;
-    let seq = 0;
-    for (const command of [CREATE, ...commands]) {
-      let decided: RunEvent[] = [];
-      try {
-        decided = decide(command, state);
-      } catch (error) {
-        if (!(error instanceof RunNotFoundError)) {
-          throw error;
+  const historyArb = fc
+    .tuple(fc.array(commandArb, { maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 80, maxLength: 80 }))
+    .map(([commands, gaps]) => {
+      const events: SequencedEvent[] = [];
+      let state: MaybeRunState = null;
+      let seq = 0;
+      for (const command of [CREATE, ...commands]) {
+        let decided: RunEvent[] = [];
+        try {
+          decided = decide(command, state);
+        } catch (error) {
+          if (!(error instanceof RunNotFoundError)) {
+            throw error;
+          }
+        }
+        for (const event of decided) {
+          seq += gaps[events.length % gaps.length]!;
+          events.push(at(seq, event));
+          state = foldSequenced([at(seq, event)], { state, version: 0, stateVersion: 0 }).state;
         }
       }
-      for (const event of decided) {
-        seq += gaps[events.length % gaps.length]!;
-        events.push(at(seq, event));
-        state = foldSequenced([at(seq, event)], { state, version: 0, stateVersion: 0 }).state;
-      }
-    }
-    return events;
-  });
+      return events;
+    });
   const withoutLogCount = (state: MaybeRunState): unknown => (state ? { ...state, logLines: undefined } : null);
 
   it('an ETag read at any point still matches exactly while no state change has happened since (model)', () => {

@@ -10,7 +10,11 @@ describe('operator port: liveness, readiness, metrics', () => {
     name,
     optional,
     probe: () =>
-      answers[name] === 'up' ? Promise.resolve() : answers[name] === 'down' ? Promise.reject(new Error('ECONNREFUSED')) : new Promise(() => undefined),
+      answers[name] === 'up'
+        ? Promise.resolve()
+        : answers[name] === 'down'
+          ? Promise.reject(new Error('ECONNREFUSED'))
+          : new Promise(() => undefined),
   });
   const get = async (path: string): Promise<{ status: number; body: unknown; type: string | null }> => {
     // The operator server, not the API: no contract operation to hold it to.
@@ -35,7 +39,10 @@ describe('operator port: liveness, readiness, metrics', () => {
   it('is ready when every dependency answers', async () => {
     expect(await get('/health/ready')).toMatchObject({
       status: 200,
-      body: { status: 'ok', info: { lifecycle: { status: 'up' }, nats: { status: 'up' }, postgres: { status: 'up' }, redis: { status: 'up' } } },
+      body: {
+        status: 'ok',
+        info: { lifecycle: { status: 'up' }, nats: { status: 'up' }, postgres: { status: 'up' }, redis: { status: 'up' } },
+      },
     });
   });
 

@@ -69,7 +69,7 @@ export const webhookAttempts = new Counter({
 
 export const webhookDeliveriesFailed = new Counter({
   name: 'wrs_webhook_deliveries_failed_total',
-  help: 'Webhook deliveries given up after their last attempt (marked failed; the run\'s next delivery goes).',
+  help: "Webhook deliveries given up after their last attempt (marked failed; the run's next delivery goes).",
 });
 
 export const projectionLag = new Histogram({

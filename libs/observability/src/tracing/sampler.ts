@@ -1,4 +1,10 @@
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-node';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-node';
 
 /**
  * The sampler `OTEL_TRACES_SAMPLER` names, with `ratio` (`OTEL_TRACES_SAMPLER_ARG`) for the

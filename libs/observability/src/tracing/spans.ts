@@ -13,7 +13,11 @@ export interface SpanOptions {
  * an error when it throws. A no-op span when tracing is off.
  */
 export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
-  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} }, options.parent ?? context.active());
+  const span = tracer().startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
+    options.parent ?? context.active(),
+  );
   try {
     return await context.with(trace.setSpan(options.parent ?? context.active(), span), () => work(span));
   } catch (error) {

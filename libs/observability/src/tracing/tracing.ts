@@ -31,7 +31,11 @@ export function startTracing(settings: TracingSettings): Tracing {
   // Required here, not imported at the top, so that a process without tracing never loads the SDK.
   const { registerOtlpProvider } = require('./otlp-provider') as typeof import('./otlp-provider');
   const { samplerFor } = require('./sampler') as typeof import('./sampler');
-  return registerOtlpProvider(settings.service, settings.otlpEndpoint, samplerFor(settings.sampler ?? 'parentbased_traceidratio', settings.samplerRatio ?? 1));
+  return registerOtlpProvider(
+    settings.service,
+    settings.otlpEndpoint,
+    samplerFor(settings.sampler ?? 'parentbased_traceidratio', settings.samplerRatio ?? 1),
+  );
 }
 
 /** The tracer of our own spans. */

@@ -8,7 +8,15 @@ import { RunLabels1763700000007 } from './1763700000007-run-labels';
 const at = '2026-11-25T08:00:00.000Z';
 const created = (runId: string, labels?: Record<string, string>): RunEvent => ({
   type: 'run.created',
-  data: { runId, workspaceId: 'ws', workload: { image: 'x', ...(labels ? { labels } : {}) }, provider: 'auto', region: 'auto', idempotencyKey: runId, at },
+  data: {
+    runId,
+    workspaceId: 'ws',
+    workload: { image: 'x', ...(labels ? { labels } : {}) },
+    provider: 'auto',
+    region: 'auto',
+    idempotencyKey: runId,
+    at,
+  },
 });
 
 /** Runs projected before labels could be filtered are found by their labels once the migration ran; deleted runs take theirs along. */
@@ -23,7 +31,7 @@ describe('migration 1763700000007 (run_labels) against real Postgres', () => {
     await env.cleanup();
   });
 
-  it('copies the labels of runs projected before it, and a deleted run\'s labels go with it', async () => {
+  it("copies the labels of runs projected before it, and a deleted run's labels go with it", async () => {
     await migrate(env.database);
     const db = await openDatabase(env.database);
     const [labelled, other, bare] = [randomUUID(), randomUUID(), randomUUID()];
@@ -33,10 +41,25 @@ describe('migration 1763700000007 (run_labels) against real Postgres', () => {
       await new RunLabels1763700000007().down(runner);
       await runner.release();
       await db.query(`DELETE FROM typeorm_migrations WHERE name = 'RunLabels1763700000007'`);
-      for (const [runId, event] of [[labelled, created(labelled, { team: 'ml', 'example.com/tier': '' })], [other, created(other, { team: 'web' })], [bare, created(bare)]] as const) {
+      for (const [runId, event] of [
+        [labelled, created(labelled, { team: 'ml', 'example.com/tier': '' })],
+        [other, created(other, { team: 'web' })],
+        [bare, created(bare)],
+      ] as const) {
         await db.query(
           `INSERT INTO runs (id, workspace_id, state, terminal, version, state_version, body, created_at, updated_at) VALUES ($1, 'ws', 'queued', false, 1, 1, $2, $3, now())`,
-          [runId, JSON.stringify({ runId, workspaceId: 'ws', state: 'queued', workload: event.type === 'run.created' ? event.data.workload : null, createdAt: at, logLines: 0 }), at],
+          [
+            runId,
+            JSON.stringify({
+              runId,
+              workspaceId: 'ws',
+              state: 'queued',
+              workload: event.type === 'run.created' ? event.data.workload : null,
+              createdAt: at,
+              logLines: 0,
+            }),
+            at,
+          ],
         );
       }
     } finally {
@@ -46,9 +69,15 @@ describe('migration 1763700000007 (run_labels) against real Postgres', () => {
     const reopened = await openDatabase(env.database);
     try {
       const queries = new RunQueries(reopened);
-      const ids = async (labels: { key: string; value: string }[]) => (await queries.list('ws', { limit: 10, labels })).items.map((r) => r.runId);
+      const ids = async (labels: { key: string; value: string }[]) =>
+        (await queries.list('ws', { limit: 10, labels })).items.map((r) => r.runId);
       expect(await ids([{ key: 'team', value: 'ml' }])).toEqual([labelled]);
-      expect(await ids([{ key: 'team', value: 'ml' }, { key: 'example.com/tier', value: '' }])).toEqual([labelled]);
+      expect(
+        await ids([
+          { key: 'team', value: 'ml' },
+          { key: 'example.com/tier', value: '' },
+        ]),
+      ).toEqual([labelled]);
       expect(await ids([{ key: 'team', value: 'web' }])).toEqual([other]);
       // A deleted run is no longer found. Runs projected after the migration: apps/api's run-labels.int.spec.ts.
       await reopened.query('DELETE FROM runs WHERE id = $1', [labelled]);

@@ -24,7 +24,7 @@ describe('migration 1763700000006 (runs.state_version) against real Postgres', (
     await env.cleanup();
   });
 
-  it('sets each existing row\'s state_version to its last state-changing event up to its version', async () => {
+  it("sets each existing row's state_version to its last state-changing event up to its version", async () => {
     await migrate(env.database);
     const db = await openDatabase(env.database);
     const runId = randomUUID();
@@ -36,7 +36,13 @@ describe('migration 1763700000006 (runs.state_version) against real Postgres', (
       await runner.release();
       await db.query(`DELETE FROM typeorm_migrations WHERE name = 'RunStateVersion1763700000006'`);
       const events: [number, RunEvent][] = [
-        [10, { type: 'run.created', data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', at } }],
+        [
+          10,
+          {
+            type: 'run.created',
+            data: { runId, workspaceId: 'ws', workload: { image: 'x' }, provider: 'auto', region: 'auto', idempotencyKey: 'k', at },
+          },
+        ],
         [12, { type: 'run.dispatched', data: { placement: { provider: 'simulator', region: 'r', reason: 'x', candidates: [] }, at } }],
         [15, { type: 'run.started', data: { at } }],
         [17, log(0)],
@@ -45,7 +51,12 @@ describe('migration 1763700000006 (runs.state_version) against real Postgres', (
         [23, { type: 'run.succeeded', data: { exitCode: 0, at } }],
       ];
       for (const [seq, event] of events) {
-        await db.query(`INSERT INTO run_events (run_id, seq, previous, type, event) VALUES ($1, $2, NULL, $3, $4)`, [runId, seq, event.type, JSON.stringify(event)]);
+        await db.query(`INSERT INTO run_events (run_id, seq, previous, type, event) VALUES ($1, $2, NULL, $3, $4)`, [
+          runId,
+          seq,
+          event.type,
+          JSON.stringify(event),
+        ]);
       }
       await db.query(
         `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at) VALUES ($1, 'ws', 'running', false, 19, $2, $3, now())`,

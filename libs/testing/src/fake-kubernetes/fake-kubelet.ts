@@ -56,12 +56,16 @@ export function momentOf(script: Script, elapsedMs: number, deadlineSeconds: num
   const deadlineMs = deadlineSeconds === undefined ? Infinity : deadlineSeconds * 1000;
   const endMs = script.startMs + script.runMs;
   const logLinesAt = (t: number) =>
-    t < script.startMs ? 0 : Math.min(script.log.length, Math.floor((script.log.length * (t - script.startMs)) / Math.max(1, script.runMs)));
+    t < script.startMs
+      ? 0
+      : Math.min(script.log.length, Math.floor((script.log.length * (t - script.startMs)) / Math.max(1, script.runMs)));
   if (elapsedMs < POD_APPEARS_AFTER_MS) {
     return { phase: 'none', elapsedMs, logLines: 0 };
   }
   if (!script.imagePullable) {
-    return elapsedMs >= deadlineMs ? { phase: 'deadline', elapsedMs, endedAtMs: deadlineMs, logLines: 0 } : { phase: 'pulling-failed', elapsedMs, logLines: 0 };
+    return elapsedMs >= deadlineMs
+      ? { phase: 'deadline', elapsedMs, endedAtMs: deadlineMs, logLines: 0 }
+      : { phase: 'pulling-failed', elapsedMs, logLines: 0 };
   }
   if (elapsedMs >= endMs && endMs < deadlineMs) {
     return { phase: 'terminated', elapsedMs, exitCode: script.exitCode, endedAtMs: endMs, logLines: script.log.length };
@@ -69,7 +73,9 @@ export function momentOf(script: Script, elapsedMs: number, deadlineSeconds: num
   if (elapsedMs >= deadlineMs) {
     return { phase: 'deadline', elapsedMs, exitCode: 137, endedAtMs: deadlineMs, logLines: logLinesAt(deadlineMs) };
   }
-  return elapsedMs < script.startMs ? { phase: 'creating', elapsedMs, logLines: 0 } : { phase: 'running', elapsedMs, logLines: logLinesAt(elapsedMs) };
+  return elapsedMs < script.startMs
+    ? { phase: 'creating', elapsedMs, logLines: 0 }
+    : { phase: 'running', elapsedMs, logLines: logLinesAt(elapsedMs) };
 }
 
 /** The Job's status at a moment: active while its pod lives, then one Complete or Failed condition. */
@@ -88,7 +94,12 @@ export function jobStatusAt(moment: PodMoment, createdAt: Date): NonNullable<IJo
     return { startTime, active: 1 };
   }
   if (moment.phase === 'deadline') {
-    return { startTime, failed: 1, active: 0, conditions: [condition('Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline')] };
+    return {
+      startTime,
+      failed: 1,
+      active: 0,
+      conditions: [condition('Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline')],
+    };
   }
   if (moment.phase === 'terminated' && moment.elapsedMs < (moment.endedAtMs ?? 0) + CONDITION_LAG_MS) {
     return { startTime, active: 1 }; // The pod has ended; the controller has not noticed yet.
@@ -97,7 +108,12 @@ export function jobStatusAt(moment: PodMoment, createdAt: Date): NonNullable<IJo
     return { startTime, succeeded: 1, active: 0, completionTime: at, conditions: [condition('Complete', '', '')] };
   }
   if (moment.phase === 'terminated') {
-    return { startTime, failed: 1, active: 0, conditions: [condition('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit')] };
+    return {
+      startTime,
+      failed: 1,
+      active: 0,
+      conditions: [condition('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit')],
+    };
   }
   return moment.phase === 'none' ? { startTime } : { startTime, active: 1 };
 }
@@ -113,9 +129,13 @@ export function podAt(job: IJob, podName: string, moment: PodMoment, createdAt: 
     switch (moment.phase) {
       case 'pulling-failed':
         return {
-          waiting: moment.elapsedMs < 200
-            ? { reason: 'ErrImagePull', message: `rpc error: code = NotFound desc = failed to pull and unpack image "${container.image}": not found` }
-            : { reason: 'ImagePullBackOff', message: `Back-off pulling image "${container.image}"` },
+          waiting:
+            moment.elapsedMs < 200
+              ? {
+                  reason: 'ErrImagePull',
+                  message: `rpc error: code = NotFound desc = failed to pull and unpack image "${container.image}": not found`,
+                }
+              : { reason: 'ImagePullBackOff', message: `Back-off pulling image "${container.image}"` },
         };
       case 'creating':
         return { waiting: { reason: 'ContainerCreating' } };
@@ -134,7 +154,13 @@ export function podAt(job: IJob, podName: string, moment: PodMoment, createdAt: 
     }
   })();
   const podPhase =
-    moment.phase === 'running' ? 'Running' : moment.phase === 'terminated' || moment.phase === 'deadline' ? (moment.exitCode === 0 ? 'Succeeded' : 'Failed') : 'Pending';
+    moment.phase === 'running'
+      ? 'Running'
+      : moment.phase === 'terminated' || moment.phase === 'deadline'
+        ? moment.exitCode === 0
+          ? 'Succeeded'
+          : 'Failed'
+        : 'Pending';
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -143,8 +169,21 @@ export function podAt(job: IJob, podName: string, moment: PodMoment, createdAt: 
       namespace: job.metadata!.namespace!,
       uid: `${job.metadata!.uid!}-pod`,
       creationTimestamp: since(POD_APPEARS_AFTER_MS),
-      labels: { ...(job.spec!.template.metadata?.labels ?? {}), 'batch.kubernetes.io/job-name': job.metadata!.name!, 'job-name': job.metadata!.name! },
-      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid!, controller: true, blockOwnerDeletion: true }],
+      labels: {
+        ...(job.spec!.template.metadata?.labels ?? {}),
+        'batch.kubernetes.io/job-name': job.metadata!.name!,
+        'job-name': job.metadata!.name!,
+      },
+      ownerReferences: [
+        {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          name: job.metadata!.name!,
+          uid: job.metadata!.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: job.spec!.template.spec!,
     status: {

@@ -89,7 +89,9 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     }
     if (jobs && req.method === 'GET' && !jobs[2]) {
       const selector = parseSelector(url.searchParams.get('labelSelector'));
-      const items = [...store.values()].filter((s) => s.job.metadata!.namespace === namespace && matches(s.job.metadata?.labels, selector)).map(jobNow);
+      const items = [...store.values()]
+        .filter((s) => s.job.metadata!.namespace === namespace && matches(s.job.metadata?.labels, selector))
+        .map(jobNow);
       return json(res, 200, valid(new JobList({ metadata: { resourceVersion: '1' }, items })));
     }
     if (jobs && jobs[2] && (req.method === 'GET' || req.method === 'DELETE')) {
@@ -158,7 +160,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     }
     store.delete(`${stored.job.metadata!.namespace}/${stored.job.metadata!.name}`);
     deletions.push({ name: stored.job.metadata!.name!, propagationPolicy: policy });
-    return json(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: stored.job.metadata!.name, group: 'batch', kind: 'jobs', uid: stored.job.metadata!.uid } });
+    return json(res, 200, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: stored.job.metadata!.name, group: 'batch', kind: 'jobs', uid: stored.job.metadata!.uid },
+    });
   };
 
   const podLog = (res: ServerResponse, namespace: string, podName: string, query: URLSearchParams): number => {
@@ -173,7 +181,12 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     }
     const moment = momentNow(stored);
     if (moment.phase === 'creating' || moment.phase === 'pulling-failed') {
-      return status(res, 400, 'BadRequest', `container "${container}" in pod "${podName}" is waiting to start: ${moment.phase === 'creating' ? 'ContainerCreating' : 'ErrImagePull'}`);
+      return status(
+        res,
+        400,
+        'BadRequest',
+        `container "${container}" in pod "${podName}" is waiting to start: ${moment.phase === 'creating' ? 'ContainerCreating' : 'ErrImagePull'}`,
+      );
     }
     const lines = scriptOf(stored.job, (i) => !missing.has(i)).log.slice(0, moment.logLines);
     let text = lines.map((l) => `${l}\n`).join('');
@@ -187,7 +200,11 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
   };
 
   const momentNow = (stored: StoredJob) =>
-    momentOf(scriptOf(stored.job, (i) => !missing.has(i)), Date.now() - stored.createdAt.getTime(), stored.job.spec?.activeDeadlineSeconds);
+    momentOf(
+      scriptOf(stored.job, (i) => !missing.has(i)),
+      Date.now() - stored.createdAt.getTime(),
+      stored.job.spec?.activeDeadlineSeconds,
+    );
   const jobNow = (stored: StoredJob): IJob => ({ ...stored.job, status: jobStatusAt(momentNow(stored), stored.createdAt) });
   const podNow = (stored: StoredJob): Pod | undefined => {
     const pod = podAt(stored.job, stored.podName, momentNow(stored), stored.createdAt);
@@ -229,7 +246,9 @@ function parseSelector(selector: string | null): Record<string, string | null> {
   if (!selector) {
     return {};
   }
-  return Object.fromEntries(selector.split(',').map((term) => [term.split('=')[0]!, term.includes('=') ? term.slice(term.indexOf('=') + 1) : null]));
+  return Object.fromEntries(
+    selector.split(',').map((term) => [term.split('=')[0]!, term.includes('=') ? term.slice(term.indexOf('=') + 1) : null]),
+  );
 }
 
 function matches(labels: Record<string, string> | undefined, selector: Record<string, string | null>): boolean {
@@ -243,7 +262,16 @@ function json(res: ServerResponse, code: number, body: unknown): number {
 }
 
 function status(res: ServerResponse, code: number, reason: string, message: string, details?: Record<string, string>): number {
-  return json(res, code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code });
+  return json(res, code, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -33,7 +33,11 @@ type Bound = { abortSignal: AbortSignal };
  * (e.g. 404 for "already gone", or 'any') resolves undefined; another status is a provider_error.
  * No answer at all is rethrown as it is, so the reconciler treats the outcome as unclear.
  */
-export async function engineCall<T>(what: string, call: (bound: Bound) => Promise<T>, accepted: readonly number[] | 'any' = []): Promise<T | undefined> {
+export async function engineCall<T>(
+  what: string,
+  call: (bound: Bound) => Promise<T>,
+  accepted: readonly number[] | 'any' = [],
+): Promise<T | undefined> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -52,7 +56,10 @@ export async function engineCall<T>(what: string, call: (bound: Bound) => Promis
     if (accepted === 'any' || accepted.includes(status)) {
       return undefined;
     }
-    throw new ProviderError('provider_error', `the container engine refused to ${what} (HTTP ${status}): ${messageOf(error).slice(0, 300)}`);
+    throw new ProviderError(
+      'provider_error',
+      `the container engine refused to ${what} (HTTP ${status}): ${messageOf(error).slice(0, 300)}`,
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -63,7 +63,10 @@ async function pull(engine: Docker, image: string, timeoutMs: number): Promise<P
     return { image, ms: Date.now() - started };
   } catch (error) {
     if (controller.signal.aborted) {
-      throw new ProviderError('image_pull_timed_out', `pulling ${image} took longer than ${timeoutMs / 1000} s (the provider's pullTimeoutSeconds)`);
+      throw new ProviderError(
+        'image_pull_timed_out',
+        `pulling ${image} took longer than ${timeoutMs / 1000} s (the provider's pullTimeoutSeconds)`,
+      );
     }
     const status = statusOf(error);
     throw error instanceof ProviderError || status === undefined ? error : refusal(image, status, messageOf(error));
@@ -126,6 +129,10 @@ function failureOf(line: string): string | null {
 
 function refusal(image: string, status: number | undefined, message: string): ProviderError {
   const code = pullFailureCode(status, message);
-  const what = { image_not_found: 'the registry has no image', registry_auth_failed: 'the registry refused access to', provider_error: 'could not pull' }[code];
+  const what = {
+    image_not_found: 'the registry has no image',
+    registry_auth_failed: 'the registry refused access to',
+    provider_error: 'could not pull',
+  }[code];
   return new ProviderError(code, `${code === 'provider_error' ? 'the container engine ' : ''}${what} ${image}: ${message.slice(0, 300)}`);
 }

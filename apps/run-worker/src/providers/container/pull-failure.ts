@@ -2,7 +2,8 @@
 export type PullFailureCode = 'image_not_found' | 'registry_auth_failed' | 'provider_error';
 
 // Registries answer 401/403 with these words (distribution, Docker Hub, Harbor, Podman's wording of them).
-const AUTH_REFUSED = /unauthori[sz]ed|authentication required|\bdenied\b|forbidden|no basic auth credentials|incorrect username or password/i;
+const AUTH_REFUSED =
+  /unauthori[sz]ed|authentication required|\bdenied\b|forbidden|no basic auth credentials|incorrect username or password/i;
 // The registry itself says the name or tag does not exist (distribution's MANIFEST_UNKNOWN, NAME_UNKNOWN).
 const NOT_FOUND = /manifest unknown|name unknown|manifest for \S+ not found/i;
 

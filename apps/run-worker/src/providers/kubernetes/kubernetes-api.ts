@@ -97,7 +97,10 @@ export function describeFailure(error: unknown): string {
 export async function within<T>(ms: number, what: string, call: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`the Kubernetes API did not answer ${what} within ${ms} ms`), { code: 'ETIMEDOUT' })), ms);
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`the Kubernetes API did not answer ${what} within ${ms} ms`), { code: 'ETIMEDOUT' })),
+      ms,
+    );
   });
   try {
     return await Promise.race([call, deadline]);

@@ -40,7 +40,10 @@ export function jobFor(run: RunView, namespace: string, owner: string): V1Job {
     [LABEL_WORKSPACE]: labelValue(run.workspaceId),
     [LABEL_OWNER]: labelValue(owner),
   };
-  const annotations = { [ANNOTATION_WORKSPACE]: run.workspaceId, ...(run.workload.labels ? { [ANNOTATION_LABELS]: JSON.stringify(run.workload.labels) } : {}) };
+  const annotations = {
+    [ANNOTATION_WORKSPACE]: run.workspaceId,
+    ...(run.workload.labels ? { [ANNOTATION_LABELS]: JSON.stringify(run.workload.labels) } : {}),
+  };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -55,7 +58,12 @@ export function jobFor(run: RunView, namespace: string, owner: string): V1Job {
           restartPolicy: 'Never',
           automountServiceAccountToken: false,
           enableServiceLinks: false,
-          securityContext: { runAsNonRoot: true, runAsUser: NON_ROOT_UID, runAsGroup: NON_ROOT_UID, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: NON_ROOT_UID,
+            runAsGroup: NON_ROOT_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           containers: [
             {
               name: WORKLOAD_CONTAINER,

@@ -19,7 +19,11 @@ export function observationOf(job: V1Job, pods: readonly V1Pod[]): Observation {
   const ended = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
   const failed = ended('Failed') ?? ended('FailureTarget');
   if (failed?.reason === 'DeadlineExceeded') {
-    return { phase: 'failed', code: 'timed_out', reason: `the cluster stopped the Job at its deadline (${job.spec?.activeDeadlineSeconds ?? '?'} s)` };
+    return {
+      phase: 'failed',
+      code: 'timed_out',
+      reason: `the cluster stopped the Job at its deadline (${job.spec?.activeDeadlineSeconds ?? '?'} s)`,
+    };
   }
   if (ended('Complete') ?? ended('SuccessCriteriaMet')) {
     return { phase: 'exited', exitCode: terminated?.exitCode ?? 0 };
@@ -27,7 +31,11 @@ export function observationOf(job: V1Job, pods: readonly V1Pod[]): Observation {
   if (failed) {
     return terminated
       ? { phase: 'exited', exitCode: terminated.exitCode }
-      : { phase: 'failed', code: 'provider_error', reason: `the Job failed (${failed.reason ?? 'no reason given'}: ${failed.message ?? ''})`.slice(0, 500) };
+      : {
+          phase: 'failed',
+          code: 'provider_error',
+          reason: `the Job failed (${failed.reason ?? 'no reason given'}: ${failed.message ?? ''})`.slice(0, 500),
+        };
   }
   if (terminated) {
     return { phase: 'running' }; // Ended, but the Job controller has not given its verdict yet.
@@ -37,7 +45,11 @@ export function observationOf(job: V1Job, pods: readonly V1Pod[]): Observation {
     return { phase: 'failed', code: 'image_not_found', reason: `the cluster cannot pull the image (${waiting.reason})` };
   }
   if (waiting?.reason && UNSTARTABLE.has(waiting.reason)) {
-    return { phase: 'failed', code: 'provider_error', reason: `the pod cannot start (${waiting.reason}: ${waiting.message ?? ''})`.slice(0, 500) };
+    return {
+      phase: 'failed',
+      code: 'provider_error',
+      reason: `the pod cannot start (${waiting.reason}: ${waiting.message ?? ''})`.slice(0, 500),
+    };
   }
   return container?.state?.running ? { phase: 'running' } : { phase: 'pending' };
 }

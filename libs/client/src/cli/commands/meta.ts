@@ -10,10 +10,22 @@ export async function versionCommand(client: WrsClient, io: CliIo, json: boolean
   const answer = await client.version();
   const compatible = isCompatibleContract(answer.value.contractVersion, PINNED_CONTRACT_VERSION);
   if (json) {
-    io.out(JSON.stringify({ kind: 'version', server: answer.value, pinnedContractVersion: PINNED_CONTRACT_VERSION, compatible, requestId: answer.requestId }));
+    io.out(
+      JSON.stringify({
+        kind: 'version',
+        server: answer.value,
+        pinnedContractVersion: PINNED_CONTRACT_VERSION,
+        compatible,
+        requestId: answer.requestId,
+      }),
+    );
   } else {
     versionLines(answer.value, PINNED_CONTRACT_VERSION).forEach((line) => io.out(line));
-    io.out(compatible ? 'compatible' : `NOT compatible: regenerate or upgrade the client (server ${answer.value.contractVersion}, pinned ${PINNED_CONTRACT_VERSION})`);
+    io.out(
+      compatible
+        ? 'compatible'
+        : `NOT compatible: regenerate or upgrade the client (server ${answer.value.contractVersion}, pinned ${PINNED_CONTRACT_VERSION})`,
+    );
   }
   return compatible ? EXIT.ok : EXIT.apiError;
 }

@@ -12,9 +12,19 @@ export async function createRunCommand(client: WrsClient, io: CliIo, invocation:
   const request = createRequestOf(invocation);
   const created = await client.createRun(request, options['idempotency-key'] ? { idempotencyKey: options['idempotency-key'] } : {});
   if (options.json) {
-    io.out(JSON.stringify({ kind: 'run', run: created.value, idempotencyKey: created.idempotencyKey, replayed: created.replayed, requestId: created.requestId }));
+    io.out(
+      JSON.stringify({
+        kind: 'run',
+        run: created.value,
+        idempotencyKey: created.idempotencyKey,
+        replayed: created.replayed,
+        requestId: created.requestId,
+      }),
+    );
   } else {
-    io.err(`created run ${created.value.id}${created.replayed ? ' (an earlier attempt had created it)' : ''} (request ${created.requestId})`);
+    io.err(
+      `created run ${created.value.id}${created.replayed ? ' (an earlier attempt had created it)' : ''} (request ${created.requestId})`,
+    );
   }
   if (!options.follow) {
     if (!options.json) {
@@ -158,7 +168,10 @@ export async function runEventsCommand(client: WrsClient, io: CliIo, invocation:
   const runId = invocation.operand!;
   const json = invocation.options.json === true;
   if (invocation.options.follow) {
-    return followAndShow(client, io, runId, json, { after: invocation.options.after, workloadExitCode: invocation.options['workload-exit-code'] });
+    return followAndShow(client, io, runId, json, {
+      after: invocation.options.after,
+      workloadExitCode: invocation.options['workload-exit-code'],
+    });
   }
   const run = (await client.getRun(runId)).value;
   if (run.version === 0) {
@@ -168,7 +181,11 @@ export async function runEventsCommand(client: WrsClient, io: CliIo, invocation:
     if (json) {
       io.out(itemJson(item));
     } else {
-      io.out(item.kind === 'event' ? `${item.id}  ${item.event.type}  ${JSON.stringify(item.event.data)}` : `${item.id}  reset  ${JSON.stringify(item.reset.data)}`);
+      io.out(
+        item.kind === 'event'
+          ? `${item.id}  ${item.event.type}  ${JSON.stringify(item.event.data)}`
+          : `${item.id}  reset  ${JSON.stringify(item.reset.data)}`,
+      );
     }
     if (Number(item.id) >= run.version) {
       break;
