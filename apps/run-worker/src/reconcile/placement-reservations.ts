@@ -50,17 +50,28 @@ export class PlacementReservations {
  * The load per placement, one query for every dispatch that asks while it is in flight: a sweep
  * dispatches hundreds of runs at once, and each asking on its own made the count (a scan of every
  * unfinished run) the worker's largest database cost. Reservations the query has counted are dropped.
+ *
+ * A result begun less than `maxAgeMs` ago is used again: runs poked one at a time (the projection's
+ * pokes, 100 runs/s) each made a query of their own. An older result misses nothing this worker placed
+ * since (its reservations count from the query's start); it only still counts runs that have ended
+ * since, so it can over-count a place (a run waits, and the next drive asks again), never under-count.
  */
 export class PlaceLoadReader {
   private inFlight: Promise<PlaceLoads> | undefined;
+  private last: PlaceLoads | undefined;
 
   constructor(
     private readonly queries: Pick<RunQueries, 'placedCounts'>,
     private readonly reservations: PlacementReservations,
     private readonly nowMs: () => number,
+    private readonly maxAgeMs = PLACE_LOADS_MAX_AGE_MS,
   ) {}
 
   read(): Promise<PlaceLoads> {
+    const last = this.last;
+    if (last && this.nowMs() - last.queriedAtMs < this.maxAgeMs) {
+      return Promise.resolve(last);
+    }
     this.inFlight ??= this.query().finally(() => (this.inFlight = undefined));
     return this.inFlight;
   }
@@ -69,6 +80,10 @@ export class PlaceLoadReader {
     const queriedAtMs = this.nowMs();
     const counts = await this.queries.placedCounts();
     this.reservations.prune(queriedAtMs);
-    return { counts, queriedAtMs };
+    this.last = { counts, queriedAtMs };
+    return this.last;
   }
 }
+
+/** How long a load count is used again (see PlaceLoadReader). */
+export const PLACE_LOADS_MAX_AGE_MS = 100;
