@@ -65,16 +65,26 @@ export const APP_RESTRICTED_IMPORTS = [
   },
 ];
 
-/** The published client and the browser console take only the contract's types from this repository (erased when built). */
+/**
+ * The published client and the browser console take from this repository only the contract's types (erased
+ * when built) and its run event kinds (`@wrs/contracts/kinds`: generated pure data, which the package and
+ * the bundle carry).
+ */
 export const CONTRACT_TYPES_ONLY = [
   'error',
   {
     paths: [{ name: '@wrs/contracts/types', allowTypeImports: true, message: 'Only types from the contract: use `import type`.' }],
     patterns: [
-      { regex: '^@wrs/(?!contracts/types$)', message: 'The client and the console import only `@wrs/contracts/types` (type-only).' },
+      {
+        regex: '^@wrs/(?!contracts/(types|kinds)$)',
+        message: 'The client and the console import only `@wrs/contracts/types` (type-only) and `@wrs/contracts/kinds`.',
+      },
     ],
   },
 ];
+
+/** The run event kinds generated from the contract: pure data with no import, open to every project (the domain too). */
+const CONTRACT_KINDS = '@wrs/contracts/kinds';
 
 /** A dynamic import or require loads a module all the same, and no-restricted-imports sees only static imports. */
 export const NO_DYNAMIC_LOADING = [
@@ -86,7 +96,7 @@ export const NO_DYNAMIC_LOADING = [
 /** Which project may import which, by tag (checked by lint-boundaries.unit.spec.ts). */
 const BOUNDARIES = {
   enforceBuildableLibDependency: false,
-  allow: [],
+  allow: [CONTRACT_KINDS],
   depConstraints: [
     { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: IO_PACKAGES },
     { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
@@ -159,6 +169,8 @@ export default tseslint.config(
     // Only tests use the test helpers (a shipped lib or app may not, not even by a dynamic import), and
     // tests seed the runs table with the worker's projection, its only writer.
     files: ['**/*.spec.ts', '**/*.testing.ts'],
-    rules: { '@nx/enforce-module-boundaries': ['error', { ...BOUNDARIES, allow: ['@wrs/projection', '@wrs/testing'] }] },
+    rules: {
+      '@nx/enforce-module-boundaries': ['error', { ...BOUNDARIES, allow: [...BOUNDARIES.allow, '@wrs/projection', '@wrs/testing'] }],
+    },
   },
 );

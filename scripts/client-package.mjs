@@ -1,6 +1,7 @@
 // `npm run client:package [OUT]`: the client as a package a user installs (OUT defaults to dist/libs/client).
-// Its JavaScript (SWC) and declarations (tsc), plus the contract's types it names: those live in
-// libs/contracts here, so they travel inside the package (src/contract/) and the declarations point there.
+// Its JavaScript (SWC) and declarations (tsc), plus the contract's types it names and the run event kinds
+// generated from the contract (pure data it loads at run time): those live in libs/contracts here, so they
+// travel inside the package (src/contract/) and the declarations and requires point there.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = resolve(process.argv[2] ?? join(root, 'dist/libs/client'));
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const CONTRACT_TYPES = '@wrs/contracts/types';
+const CONTRACT_KINDS = '@wrs/contracts/kinds';
+const KINDS_MODULE = 'generated/run-event-kinds';
 
 rmSync(out, { recursive: true, force: true });
 // CommonJS with the annotation Node's cjs-module-lexer reads, so an ES module's named imports
@@ -21,6 +24,14 @@ execFileSync(
   ['src', '-d', out, '--config-file', join(root, '.swcrc'), ...commonJs, '--ignore', '**/*.spec.ts,**/*.testing.ts', '--quiet'],
   {
     cwd: join(root, 'libs/client'),
+    stdio: 'inherit',
+  },
+);
+execFileSync(
+  bin('swc'),
+  [`${KINDS_MODULE}.ts`, '-d', join(out, 'src/contract'), '--config-file', join(root, '.swcrc'), ...commonJs, '--quiet'],
+  {
+    cwd: join(root, 'libs/contracts/src'),
     stdio: 'inherit',
   },
 );
@@ -35,12 +46,20 @@ try {
 }
 
 for (const file of filesUnder(join(out, 'src'))) {
-  const text = readFileSync(file, 'utf8');
-  if (file.endsWith('.d.ts') && text.includes(`'${CONTRACT_TYPES}'`)) {
-    let target = relative(dirname(file), join(out, 'src/contract/types'));
-    target = target.startsWith('.') ? target : `./${target}`;
-    writeFileSync(file, text.replaceAll(`'${CONTRACT_TYPES}'`, `'${target}'`));
-  } else if (file.endsWith('.js') && text.includes('@wrs/')) {
+  let text = readFileSync(file, 'utf8');
+  const targetOf = (module) => {
+    const target = relative(dirname(file), join(out, 'src/contract', module));
+    return target.startsWith('.') ? target : `./${target}`;
+  };
+  // The run event kinds, in declarations and in JavaScript (SWC writes double quotes).
+  for (const quote of [`'`, `"`]) {
+    text = text.replaceAll(`${quote}${CONTRACT_KINDS}${quote}`, `${quote}${targetOf(KINDS_MODULE)}${quote}`);
+  }
+  if (file.endsWith('.d.ts')) {
+    text = text.replaceAll(`'${CONTRACT_TYPES}'`, `'${targetOf('types')}'`);
+  }
+  writeFileSync(file, text);
+  if (file.endsWith('.js') && text.includes('@wrs/')) {
     // Only types may come from the repository's libs (lint says so); a value import would not resolve once installed.
     throw new Error(`${file} requires a repository lib (@wrs/...): the packaged client could not load it`);
   }

@@ -12,6 +12,10 @@ export default defineConfig({
   root: here,
   base: '/console/',
   logLevel: 'warn',
+  // The run event kinds generated from the contract: pure data, the one repository module the bundle carries.
+  resolve: {
+    alias: { '@wrs/contracts/kinds': join(here, '..', '..', 'libs', 'contracts', 'src', 'generated', 'run-event-kinds.ts') },
+  },
   build: {
     outDir: join(here, '..', '..', 'dist', 'apps', 'console'),
     emptyOutDir: true,

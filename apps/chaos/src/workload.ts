@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { EventSource } from 'eventsource';
 import { WrsApiError, WrsClient, WrsNetworkError, type CreateRunRequest } from '@wrs/client';
+import { RUN_EVENT_KINDS } from '@wrs/contracts/kinds';
 import { Random } from './random';
 import { sleep } from './servers';
 
@@ -29,19 +30,8 @@ export interface FollowerRecord {
   done: boolean;
 }
 
-const EVENT_TYPES = [
-  'run.created',
-  'run.waiting',
-  'run.dispatched',
-  'run.dispatch_refused',
-  'run.started',
-  'run.log',
-  'run.succeeded',
-  'run.failed',
-  'run.cancel_requested',
-  'run.canceled',
-  'reset',
-];
+/** The SSE event names the stream sends: every run event kind, and a reset. */
+const EVENT_TYPES = [...RUN_EVENT_KINDS, 'reset'];
 const TERMINAL = new Set(['run.succeeded', 'run.failed', 'run.canceled']);
 
 export interface WorkloadOptions {

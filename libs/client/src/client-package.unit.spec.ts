@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RUN_EVENT_KINDS } from '@wrs/contracts/kinds';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -63,6 +64,18 @@ describe('the packaged client', () => {
       },
     );
     expect(loaded.trim()).toMatch(/^function \d+\.\d+\.\d+$/);
+
+    // The run event kinds generated from the contract (libs/contracts here) travel inside it, and loading
+    // the client loads them from there (followRun knows the kinds by them).
+    const kindsLoaded = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        "require('@workload-run-service/client'); const [file] = Object.keys(require.cache).filter((f) => f.endsWith('run-event-kinds.js')); console.log(JSON.stringify(require.cache[file].exports.RUN_EVENT_KINDS))",
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(JSON.parse(kindsLoaded) as unknown).toEqual(RUN_EVENT_KINDS);
 
     // An ES module's named imports (docs/client.md's example) are found only if Node's CommonJS lexer sees them.
     const esm = "import { WrsClient, WrsApiError } from '@workload-run-service/client'; console.log(typeof WrsClient, typeof WrsApiError)";

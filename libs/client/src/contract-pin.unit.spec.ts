@@ -6,9 +6,13 @@ import { parse } from 'yaml';
 import { PINNED_CONTRACT_VERSION } from './generated/contract-version';
 
 const ROOT = join(__dirname, '..', '..', '..');
-/** Where `npm run client:generate` writes each file: the contract's types in libs/contracts, the client's pin here. */
+/**
+ * Where `npm run client:generate` writes each file: the contract's types and run event kinds in
+ * libs/contracts, the client's pin here.
+ */
 const GENERATED: Record<string, string> = {
   'contract.ts': join(ROOT, 'libs/contracts/src/generated/contract.ts'),
+  'run-event-kinds.ts': join(ROOT, 'libs/contracts/src/generated/run-event-kinds.ts'),
   'contract-version.ts': join(__dirname, 'generated/contract-version.ts'),
 };
 const FIX =

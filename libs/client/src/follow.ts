@@ -1,3 +1,4 @@
+import { RUN_EVENT_KINDS } from '@wrs/contracts/kinds';
 import type { Clock } from './clock';
 import { WrsNetworkError } from './errors';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy';
@@ -26,18 +27,7 @@ export interface FollowContext {
   readonly policy: RetryPolicy;
 }
 
-const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<RunEventType>([
-  'run.created',
-  'run.waiting',
-  'run.dispatched',
-  'run.dispatch_refused',
-  'run.started',
-  'run.log',
-  'run.succeeded',
-  'run.failed',
-  'run.cancel_requested',
-  'run.canceled',
-]);
+const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<RunEventType>(RUN_EVENT_KINDS);
 /** What the server's `retry:` says before it has said anything. */
 const DEFAULT_RECONNECT_MS = 1000;
 

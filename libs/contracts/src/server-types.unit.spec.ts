@@ -22,6 +22,8 @@ const WORKSPACE = 'apps/api/src/workspaces/workspace-resource.ts';
 const SESSION = 'apps/api/src/sessions/session-resource.ts';
 const VERSION = 'apps/api/src/meta/version-resource.ts';
 const PROBLEM = 'libs/problem/src/problem-body.ts';
+/** Reached through the mappers: the domain's list of event kinds is the generated one (@wrs/contracts/kinds). */
+const DOMAIN_EVENTS = 'libs/domain/src/run/run.events.ts';
 /** Every file that builds an answer body of the api or the relay (the controllers only call these). */
 const MAPPERS = [RUN_MAPPER, EVENT_CODEC, RESET, WEBHOOKS, CREDENTIALS, WORKSPACE, SESSION, VERSION, PROBLEM];
 
@@ -69,6 +71,16 @@ describe('a changed contract that the server no longer satisfies fails the type 
     expect(result.ok).toBe(false);
     expect(result.output).toContain(`${EVENT_CODEC}(${lineOf(EVENT_CODEC, 'const asSent')},`);
     expect(result.output).toContain("The types of 'data.line' are incompatible");
+  });
+
+  it('fails when the contract lists a run event kind the domain has no event for', () => {
+    const result = typeCheck(dir, (schemas) => {
+      const kinds = schemas['RunEventType'] as unknown as { enum: string[] };
+      kinds.enum = [...kinds.enum, 'run.retried'];
+    });
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain(`${DOMAIN_EVENTS}(${lineOf(DOMAIN_EVENTS, 'RUN_EVENT_TYPES:')},`);
+    expect(result.output).toContain('"run.retried"');
   });
 });
 
@@ -180,7 +192,11 @@ function typeCheck(dir: string, change: (schemas: Schemas) => void): { ok: boole
       baseUrl: ROOT,
       typeRoots: [join(ROOT, 'node_modules/@types')],
       types: ['node'],
-      paths: { ...base.compilerOptions.paths, '@wrs/contracts/types': [join(dir, 'types.ts')] },
+      paths: {
+        ...base.compilerOptions.paths,
+        '@wrs/contracts/types': [join(dir, 'types.ts')],
+        '@wrs/contracts/kinds': [join(dir, 'generated/run-event-kinds.ts')],
+      },
     },
     files: MAPPERS.map((file) => join(ROOT, file)),
   };

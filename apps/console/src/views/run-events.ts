@@ -1,3 +1,4 @@
+import { RUN_EVENT_KINDS } from '@wrs/contracts/kinds';
 import { API_BASE } from '../api';
 import { h } from '../dom';
 import type { RunEvent, RunReset } from '@wrs/contracts/types';
@@ -5,19 +6,8 @@ import type { RunEvent, RunReset } from '@wrs/contracts/types';
 /** One `data:` of the run's event stream: an event, or a reset. */
 export type StreamData = RunEvent | RunReset;
 
-const EVENT_TYPES = [
-  'run.created',
-  'run.waiting',
-  'run.dispatched',
-  'run.dispatch_refused',
-  'run.started',
-  'run.log',
-  'run.succeeded',
-  'run.failed',
-  'run.cancel_requested',
-  'run.canceled',
-  'reset',
-];
+/** The SSE event names the stream sends: every run event kind, and a reset. */
+const EVENT_TYPES = [...RUN_EVENT_KINDS, 'reset'];
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'ended';
 

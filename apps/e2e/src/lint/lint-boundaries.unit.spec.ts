@@ -69,4 +69,22 @@ describe('lint enforces the module boundaries', () => {
     // Elsewhere the contract types are a lib like any other: the pure domain does not import them.
     expect(boundaries(contractTypes, 'libs/domain/src/probe.ts')).toHaveLength(1);
   });
+
+  it('the run event kinds generated from the contract are open to the client, the console and the domain, and nothing else of it', () => {
+    const restricted = (code: string, filePath: string): string[] =>
+      lintMessages(code, filePath, '@typescript-eslint/no-restricted-imports');
+    const boundaries = (code: string, filePath: string): string[] => lintMessages(code, filePath, '@nx/enforce-module-boundaries');
+    const kinds = "import { RUN_EVENT_KINDS } from '@wrs/contracts/kinds';\n";
+    for (const file of ['libs/client/src/probe.ts', 'apps/console/src/probe.ts', 'libs/domain/src/probe.ts']) {
+      expect(restricted(kinds, file)).toEqual([]);
+      expect(boundaries(kinds, file)).toEqual([]);
+    }
+    for (const file of ['libs/client/src/probe.ts', 'apps/console/src/probe.ts']) {
+      expect(restricted("import { contractDocument } from '@wrs/contracts';\n", file)).toHaveLength(1);
+      expect(restricted("import { RUN_EVENT_KINDS } from '@wrs/contracts/kinds-and-more';\n", file)).toHaveLength(1);
+      expect(restricted("import { RunResource } from '@wrs/contracts/types';\n", file)).toHaveLength(1);
+    }
+    // The domain takes the kinds only: the rest of the contract lib stays out of it.
+    expect(boundaries("import { CONTRACT_VERSION } from '@wrs/contracts';\n", 'libs/domain/src/probe.ts')).toHaveLength(1);
+  });
 });

@@ -1,3 +1,5 @@
+import { RUN_EVENT_KINDS } from '@wrs/contracts/kinds';
+
 /**
  * Events of a Run: the facts the event store keeps. Derived state is a pure fold of these
  * (see run.state.ts). Event payloads never carry secrets.
@@ -134,18 +136,11 @@ export type RunEvent =
 
 export type RunEventType = RunEvent['type'];
 
-export const RUN_EVENT_TYPES: readonly RunEventType[] = [
-  'run.created',
-  'run.waiting',
-  'run.dispatched',
-  'run.dispatch_refused',
-  'run.started',
-  'run.log',
-  'run.succeeded',
-  'run.failed',
-  'run.cancel_requested',
-  'run.canceled',
-];
+/**
+ * Every kind, as the contract lists them (generated from its RunEventType by `npm run client:generate`).
+ * A contract kind the domain has no event for fails the type check here; the reverse, run.events.unit.spec.ts.
+ */
+export const RUN_EVENT_TYPES: readonly RunEventType[] = RUN_EVENT_KINDS;
 
 const TERMINAL_EVENT_TYPES: ReadonlySet<RunEventType> = new Set(['run.succeeded', 'run.failed', 'run.canceled']);
 
