@@ -1,9 +1,10 @@
+import { resultOf } from './api-result';
 import { SYSTEM_CLOCK } from './clock';
 import { WrsContractMismatchError } from './errors';
 import { followRun, type FollowItem, type FollowOptions } from './follow';
 import { PINNED_CONTRACT_VERSION } from './generated/contract-version';
 import { DEFAULT_RETRY_POLICY } from './retry-policy';
-import { Transport, type Answer, type TransportOptions } from './transport';
+import { Transport, type TransportOptions } from './transport';
 import type { ApiResult, CreatedRun, CreateRunRequest, ListRunsFilter, SuccessBody } from './types';
 import { isCompatibleContract } from './version-compatibility';
 import { WebhooksClient } from './webhooks';
@@ -35,7 +36,7 @@ export class WrsClient {
 
   /** GET /version (public). */
   async version(): Promise<ApiResult<SuccessBody<'/version', 'get', 200>>> {
-    return result(
+    return resultOf(
       await this.transport.send({ method: 'GET', path: '/version', accept: 'application/json', authenticated: false, retrySafe: true }),
     );
   }
@@ -51,7 +52,7 @@ export class WrsClient {
 
   /** GET /workspaces/current. */
   async workspace(): Promise<ApiResult<SuccessBody<'/workspaces/current', 'get', 200>>> {
-    return result(
+    return resultOf(
       await this.transport.send({
         method: 'GET',
         path: '/workspaces/current',
@@ -79,7 +80,7 @@ export class WrsClient {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return {
-      ...result<SuccessBody<'/runs', 'post', 201>>(answer),
+      ...resultOf<SuccessBody<'/runs', 'post', 201>>(answer),
       idempotencyKey,
       replayed: answer.headers.get('idempotent-replayed') === 'true',
     };
@@ -87,7 +88,7 @@ export class WrsClient {
 
   /** GET /runs/{runId}. */
   async getRun(runId: string, options: { signal?: AbortSignal } = {}): Promise<ApiResult<SuccessBody<'/runs/{runId}', 'get', 200>>> {
-    return result(
+    return resultOf(
       await this.transport.send({
         method: 'GET',
         path: `/runs/${encodeURIComponent(runId)}`,
@@ -119,7 +120,7 @@ export class WrsClient {
       search.append('label', selector);
     }
     const qs = search.toString();
-    return result(
+    return resultOf(
       await this.transport.send({
         method: 'GET',
         path: qs ? `/runs?${qs}` : '/runs',
@@ -133,7 +134,7 @@ export class WrsClient {
 
   /** POST /runs/{runId}:cancel. Canceling twice changes nothing, so it is retried like a read. */
   async cancelRun(runId: string, options: { ifMatch?: string } = {}): Promise<ApiResult<SuccessBody<'/runs/{runId}:cancel', 'post', 202>>> {
-    return result(
+    return resultOf(
       await this.transport.send({
         method: 'POST',
         path: `/runs/${encodeURIComponent(runId)}:cancel`,
@@ -158,14 +159,4 @@ export class WrsClient {
       options,
     );
   }
-}
-
-function result<T>(answer: Answer): ApiResult<T> {
-  return {
-    value: answer.json as T,
-    status: answer.status,
-    requestId: answer.requestId,
-    attempts: answer.attempts,
-    headers: answer.headers,
-  };
 }

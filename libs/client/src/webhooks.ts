@@ -1,4 +1,5 @@
-import type { Answer, Transport } from './transport';
+import { resultOf } from './api-result';
+import type { Transport } from './transport';
 import type { ApiResult, SuccessBody } from './types';
 import type { CreateWebhookRequest, Webhook, WebhookDelivery, WebhookWithSecret } from '@wrs/contracts/types';
 
@@ -88,14 +89,4 @@ export class WebhooksClient {
 
 function pathOf(webhookId: string): string {
   return `/webhooks/${encodeURIComponent(webhookId)}`;
-}
-
-function resultOf<T>(answer: Answer): ApiResult<T> {
-  return {
-    value: answer.json as T,
-    status: answer.status,
-    requestId: answer.requestId,
-    attempts: answer.attempts,
-    headers: answer.headers,
-  };
 }
