@@ -14,11 +14,11 @@ describe("a create's Redis work: the rate limit and the begin in one round trip"
   let env: IsolatedEnvironment;
   let api: InProcessApi;
 
-  const create = (idempotencyKey: string, workload: Record<string, unknown> = { image: 'busybox' }) =>
+  const create = (idempotencyKey: string, workload: Record<string, unknown> = { image: 'busybox' }, provider = 'auto') =>
     api.client.call('POST /runs', '/runs', {
       token,
       headers: { 'idempotency-key': idempotencyKey },
-      body: { workload, provider: 'auto', region: 'auto' },
+      body: { workload, provider, region: 'auto' },
     });
 
   beforeAll(async () => {
@@ -54,6 +54,16 @@ describe("a create's Redis work: the rate limit and the begin in one round trip"
     const idempotencyKey = randomUUID();
     const refused = await create(idempotencyKey, { image: '' });
     expect(refused.status).toBe(400);
+    const retried = await create(idempotencyKey);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('a provider refused after the route took the lock leaves no lock: the corrected retry is created, not told "in flight"', async () => {
+    const idempotencyKey = randomUUID();
+    const refused = await create(idempotencyKey, { image: 'busybox' }, 'no-such-provider');
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'unsupported_provider' });
     const retried = await create(idempotencyKey);
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();

@@ -50,6 +50,10 @@ export class RunsService {
   ): Promise<CreateRunOutcome> {
     const placement = checkRequestedPlacement(this.offers, body.provider, body.region);
     if (!placement.ok) {
+      // The route took the lock the rate limit's round trip may have taken for this request: release it, or a corrected retry is told "in flight".
+      if (begunAhead && 'lock' in begunAhead && begunAhead.lock === 'acquired') {
+        await this.cache.unlock(workspaceId, sha256Hex(idempotencyKey));
+      }
       throw new ProblemError(placement.field === 'provider' ? 'unsupported_provider' : 'unsupported_region', {
         params: { [placement.field]: body[placement.field], allowed: placement.allowed },
       });
