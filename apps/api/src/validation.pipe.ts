@@ -5,12 +5,9 @@ import { getMetadataStorage, validateSync, type ValidationError } from 'class-va
 import { objectFieldsOf } from './validation/body-shape';
 
 /**
- * class-validator on request bodies, failing as a `validation_failed` problem that lists each field.
- * The body is checked before class-transformer sees any of it: a member the DTO does not declare is
- * refused by name (`constructor`, `__proto__`, ... included), nested DTOs are built field by field,
- * maps of user-chosen keys are copied into prototype-less objects, and only primitives and arrays of
- * primitives reach plainToInstance (an object where a string belongs is assigned as it is, and its
- * rule refuses it). The body reader has already bounded depth and size.
+ * Validates request bodies with class-validator and fails as `validation_failed`, listing each field.
+ * The body is checked before class-transformer: undeclared members (`__proto__` included) are refused
+ * by name and only primitives reach plainToInstance. Depth and size are bounded by the body reader.
  */
 @Injectable()
 export class BodyValidationPipe implements PipeTransform {
@@ -63,9 +60,8 @@ function toInstance(type: new () => object, value: Record<string, unknown>, pref
 }
 
 /**
- * Every key kept as data, in an object with no prototype; `__proto__` alone is refused by name: too
- * many ordinary object operations (Object.assign, a `for in` copy) would turn it into a prototype
- * change further along, and no environment variable needs that name.
+ * Keeps every key as data in a prototype-less object. `__proto__` alone is refused by name: ordinary
+ * copies (Object.assign, `for in`) would turn it into a prototype change later.
  */
 function userKeyedCopy(map: Record<string, unknown>, prefix: string, refused: FieldError[]): Record<string, unknown> {
   const copy = Object.create(null) as Record<string, unknown>;
@@ -80,11 +76,9 @@ function userKeyedCopy(map: Record<string, unknown>, prefix: string, refused: Fi
 }
 
 /**
- * U+0000 and unpaired surrogates are valid in JSON text but cannot be stored: Postgres refuses them in
- * jsonb and text. A run whose workload held one was accepted (201), then its every event failed the
- * projection forever (redelivered, never acked): the run stayed queued, never listed nor dispatched,
- * and each such message held one of the projection consumer's max_ack_pending slots, which all
- * workspaces share. So every string and key of a body is checked here, each offender named.
+ * Postgres refuses U+0000 and unpaired surrogates in jsonb and text, though JSON allows them. Such a run
+ * was once accepted and then stuck the shared projection consumer forever, so every string and key is
+ * checked here and each offender named.
  */
 function unstorableText(value: unknown, prefix: string): FieldError[] {
   if (typeof value === 'string') {

@@ -46,9 +46,8 @@ const MAX_TRIES = 30;
 const MIN_ROUND_PAUSE_MS = 200;
 
 /**
- * The pause between rounds over all replicas, long enough that the rounds MAX_TRIES allows last the
- * whole grace: with a fixed 200 ms, two replicas ran out of tries after 3 s of a 5 s grace, and a
- * relay restart on a busy machine (about 3.5 s) got its reconnecting clients a 503.
+ * Pause between rounds, sized so MAX_TRIES rounds span the whole grace. A fixed 200 ms ran out after 3 s
+ * of a 5 s grace, and a relay restart on a busy machine (about 3.5 s) gave clients a 503.
  */
 export function roundPauseMs(replicas: number, graceMs: number): number {
   const rounds = Math.max(1, Math.floor(MAX_TRIES / Math.max(1, replicas)));
@@ -56,9 +55,8 @@ export function roundPauseMs(replicas: number, graceMs: number): number {
 }
 
 /**
- * The local stand-in for the ingress: one base URL for clients. Forwarding is http-proxy-3's (a
- * maintained proxy); this file decides the routing, the replica, the headers that may cross and the
- * bounds. Answers stream through unbuffered, so SSE passes as it is written.
+ * Local stand-in for the ingress: one base URL for clients. http-proxy-3 forwards; this file picks the
+ * route, replica, allowed headers and limits. Answers are unbuffered so SSE passes through as written.
  */
 export function createGateway(options: GatewayOptions): Server {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -141,9 +139,8 @@ function forwardedHeaders(req: IncomingMessage): IncomingMessage['headers'] {
 }
 
 /**
- * The upstream's answer to the client, without its hop-by-hop headers. An answer that comes before the
- * client finished sending (a 413, say) closes the client's connection after it and drops the upstream
- * socket: neither is left in a state the next request could trip over.
+ * Sends the upstream's answer without hop-by-hop headers. An early answer (a 413, say) closes both
+ * connections so nothing is left half-read for the next request.
  */
 function relayAnswer(answer: IncomingMessage, req: IncomingMessage, res: ServerResponse): void {
   const early = !req.complete;

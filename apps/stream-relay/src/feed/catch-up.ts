@@ -6,12 +6,9 @@ export interface ChainLink {
 }
 
 /**
- * What a follower that resumes after `afterSeq` must read itself, having joined the live feed at
- * `joinedAt` (every event after it reaches the follower from the feed):
- * - `events`: exactly these (none, one or several), already at hand;
- * - `consumer`: ones not at hand: read them with a consumer from afterSeq + 1 up to joinedAt (there is
- *   at least one event after afterSeq, so that read ends);
- * - `ask`: not enough is known: read the run's last event now and ask again with it as `fresh`.
+ * What a follower resuming after `afterSeq` must read itself (later events come from the live feed):
+ * `events` already at hand, `consumer` to read afterSeq + 1 up to `joinedAt`, or `ask` to read the
+ * run's last event and ask again with it as `fresh`.
  */
 export type CatchUp<T extends ChainLink> =
   { readonly kind: 'events'; readonly events: readonly T[] } | { readonly kind: 'consumer' } | { readonly kind: 'ask' };
@@ -19,11 +16,9 @@ export type CatchUp<T extends ChainLink> =
 const NONE = { kind: 'events', events: [] } as const;
 
 /**
- * `recent` is what the live feed remembers of the run: its events up to `joinedAt`, the latest ones,
- * a contiguous stretch of the run's chain (the feed sees every event after it started, in order); the
- * stretch reaches back to its first event's `previous`. `last` is the run's last event as read before
- * joining, `fresh` as read after joining. A run's events form a chain through `previous`, so an event
- * whose previous is at or before `afterSeq` is the only one after `afterSeq` up to itself.
+ * `recent` is the feed's memory of the run: a contiguous stretch of its latest events up to `joinedAt`.
+ * `last` and `fresh` are the run's last event read before and after joining. Events chain through
+ * `previous`, so an event whose previous is at or before `afterSeq` is the first one after it.
  */
 export function catchUp<T extends ChainLink>(
   afterSeq: number,
@@ -65,11 +60,9 @@ export function catchUp<T extends ChainLink>(
 }
 
 /**
- * Whether the live feed's last event of a run (`known`) can stand for the run's last event when a
- * client resumes after `afterSeq`. Not when the client has seen further than the feed (another relay
- * served it; this one is behind by a moment): the feed's event could say "not finished" about a run
- * whose terminal event the client already has, and the stream would wait for nothing instead of
- * answering 204. Then the run's last event is read from JetStream.
+ * Whether the feed's last event (`known`) can stand for the run's last event. Not when the client has seen
+ * further (another relay served it): the stream could wait for a run that already finished instead of
+ * answering 204, so the last event is read from JetStream instead.
  */
 export function knownSuffices<T extends ChainLink>(known: T | undefined, afterSeq: number): known is T {
   return known !== undefined && known.seq >= afterSeq;

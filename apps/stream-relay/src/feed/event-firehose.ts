@@ -7,9 +7,8 @@ export interface TailEvent<T> {
 }
 
 /**
- * A follower's queue of the live events the firehose pushes to it, bounded: a follower that falls this far
- * behind (a client that does not read) is ended, and its client resumes with Last-Event-ID, rather
- * than the relay buffering without limit for it.
+ * A follower's bounded queue of live events. A follower that falls this far behind is ended and resumes
+ * with Last-Event-ID, so the relay never buffers without limit.
  */
 export class FollowerQueue<T> {
   private readonly items: TailEvent<T>[] = [];
@@ -53,9 +52,8 @@ export class FollowerQueue<T> {
 }
 
 /**
- * The latest events of each recently active subject, as the feed saw them (a contiguous stretch of the
- * subject's events, since the feed saw all of them): at most `perSubject` each and `total` in all, the
- * subject least recently written to forgotten first.
+ * The latest events of each recently active subject (a contiguous stretch, since the feed sees them all),
+ * bounded per subject and in total; the least recently written subject is dropped first.
  */
 class RecentBySubject<T> {
   private readonly entries = new Map<string, T[]>();
@@ -94,16 +92,9 @@ class RecentBySubject<T> {
 }
 
 /**
- * One live ordered consumer of every run's events, shared by every follower on this relay: an event
- * is read from JetStream once and pushed to the queue of each follower of its run. A connection then
- * costs no JetStream request of its own (no consumer made, read and deleted per stream), which was
- * the relay's and the NATS server's largest cost per connection. `position` is the sequence of the
- * last message handled (the stream's last sequence when it opened): a follower that attaches gets
- * every later event of its run.
- *
- * It also remembers the latest events of each recently active run (bounded): for a run it has seen
- * events of, those are exactly the run's latest events up to `position`, so a follower of a run
- * created after the relay started usually needs no read at all to catch up.
+ * One live ordered consumer of all runs' events, shared by every follower on this relay, so a connection
+ * costs no JetStream consumer of its own (that was the largest cost per connection). It also remembers
+ * each recent run's latest events, so most followers catch up without a read.
  */
 export class EventFirehose<T extends { readonly seq: number }> {
   private readonly followers = new Map<string, Set<FollowerQueue<T>>>();

@@ -12,21 +12,17 @@ const MAX_QUEUED_PER_FOLLOWER = 10_000;
 const CAUGHT_UP: CatchUp<FeedEvent> = { kind: 'events', events: [] };
 
 /**
- * Reads a run's events for the stream-relay. Every follower on one relay is fed by one live ordered
- * consumer of all runs' events (an `EventFirehose`); a follower that starts behind it first reads the
- * events it lacks, from what the firehose remembers when it can, else with an ordered consumer of its
- * own, which it closes once it reaches the firehose. Stateless across replicas: any replica can serve
- * any resume.
+ * Reads a run's events for the relay: one shared live consumer (the firehose) feeds every follower, and a
+ * follower that starts behind first catches up from the firehose's memory or its own ordered consumer.
+ * Stateless, so any replica can serve any resume.
  */
 export class RunEventFeed {
   private readonly open = new Set<Subscription>();
   private readonly firehose: LiveFirehose;
 
   /**
-   * With the connection, every open subscription ends when it reconnects: an ordered consumer that
-   * lived through a NATS restart can stop delivering for good (found by the chaos run: streams kept
-   * sending heartbeats and no event), while one made after the reconnect works. The relay then ends
-   * those streams (with the firehose) and their clients resume exactly with Last-Event-ID.
+   * Subscriptions end when the connection reconnects: the chaos run showed an ordered consumer can stop
+   * delivering after a NATS restart. Clients then resume with Last-Event-ID.
    */
   constructor(
     private readonly js: JetStreamClient,
@@ -87,9 +83,8 @@ export class RunEventFeed {
   }
 
   /**
-   * The run's events after `afterSeq`, then its live ones. `last` is the run's last event as the
-   * caller read it before (`last()` or `known()`), if it did: with it, and with what the firehose
-   * remembers, a follower of a run active since the relay started usually reads nothing itself.
+   * The run's events after `afterSeq`, then its live ones. Passing the `last` event the caller already
+   * read lets the firehose's memory cover the catch-up, so usually nothing is read from JetStream.
    */
   async follow(workspaceId: string, runId: string, afterSeq: number, last: FeedEvent | null = null): Promise<Subscription> {
     const firehose = await this.firehose.get();
