@@ -65,16 +65,13 @@ export interface VerifierOptions {
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
- * Verifies compact JWS access tokens per RFC 8725 with jose: the algorithm is allow-listed (EdDSA,
- * ES256, RS256, each only with its own key type; `none` and HMAC never), `typ`, `iss`, `aud`, `exp`,
- * `nbf` and the lifetime are checked, with a small clock skew.
+ * Verifies JWS access tokens per RFC 8725: only EdDSA, ES256 and RS256 with matching key types (never
+ * `none` or HMAC), and `typ`, `iss`, `aud`, `exp`, `nbf` and lifetime with a small clock skew.
  */
 export class AccessTokenVerifier {
   /**
-   * Tokens whose signature verified, with their key id and claims: a client sends the same token with
-   * every request, and the signature check was the largest cost of an authenticated read in the
-   * profile. Only the signature is remembered; the key must still be current and the claims are checked
-   * again (expiry) on every use. Bounded: the oldest entry goes first.
+   * Verified signatures are cached because signature checks were the largest cost of an authenticated
+   * read. The key must still be current and the claims (expiry) are checked on every use; oldest first out.
    */
   private readonly verified = new Map<string, { kid: string; claims: Record<string, unknown> }>();
 

@@ -27,10 +27,9 @@ export interface AuthenticatorOptions {
 }
 
 /**
- * Decides who a request comes from. A bearer token wins over a cookie (a request carrying both is
- * judged by the token alone); a cookie session must, for any change, also carry the CSRF token and come
- * from an allowed origin. The workspace comes from the credential; the X-Service-Workspace-ID header
- * may only confirm it (or choose among an unbound token's workspaces).
+ * Decides who a request comes from. A bearer token wins over a cookie; a cookie session needs the CSRF
+ * token and an allowed origin for any change. The workspace comes from the credential, and the
+ * X-Service-Workspace-ID header may only confirm it (or pick one of an unbound token's workspaces).
  */
 export class Authenticator {
   constructor(
@@ -116,9 +115,8 @@ export class Authenticator {
   }
 
   /**
-   * Synchronizer token, compared in constant time, plus the Origin / Sec-Fetch-Site check (OWASP). A page
-   * of one of our public origins is same-origin; one of CORS_ORIGINS is `same-site` or `cross-site` to
-   * the browser, and is let through by its Origin (its cookie only travels same-site: SameSite=Strict).
+   * CSRF check: the synchronizer token, compared in constant time, plus Origin / Sec-Fetch-Site (OWASP).
+   * CORS_ORIGINS look cross-site to the browser, so they are let through by Origin.
    */
   private checkCsrf(req: Request, expected: string): void {
     const offered = Buffer.from(req.header(CSRF_HEADER) ?? '');

@@ -1,7 +1,6 @@
 /**
- * The catalogue of problem codes: one entry per code, with its HTTP status, whether a client may retry,
- * and a title. Clients branch on `code` and status, never on `title`. The contract's enum of codes is
- * checked against this list by a test.
+ * Problem codes with their HTTP status, retryability and title. Clients branch on `code` and status,
+ * never on `title`; a test checks the contract's enum against this list.
  */
 export interface ProblemDefinition {
   readonly status: number;

@@ -13,10 +13,8 @@ const REASONS: Record<number, string> = {
 };
 
 /**
- * A problem written straight to a socket, then the socket ended: for answers given where Node has no
- * response object (a request its parser refused, a timeout, CONNECT). The connection is always closed,
- * since what follows on it can no longer be trusted to start a message. It carries the headers every
- * answer carries (ANSWER_HEADERS): no middleware runs before it.
+ * Writes a problem straight to a socket where Node has no response object (parser refusal, timeout,
+ * CONNECT), then closes it, since the rest of the stream can't be trusted. It adds ANSWER_HEADERS itself.
  */
 export function endSocketWithProblem(socket: Duplex, code: ProblemCode, requestId: string, headers: Record<string, string> = {}): void {
   const status = PROBLEMS[code].status;

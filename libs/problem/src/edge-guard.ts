@@ -39,20 +39,15 @@ export interface EdgeGuardOptions extends EdgeLimits {
 }
 
 /**
- * Every answer Node's HTTP server would give on its own, given as a problem instead and reported:
- * parser failures (broken HTTP, request smuggling with both Content-Length and Transfer-Encoding or
- * two lengths), slow clients (408, not Node's 400 through clientError), a missing Host (Node's bare
- * 400), an Expect other than 100-continue (Node's bare 417) and CONNECT (Node drops the socket).
+ * Answers as problems (and reports) what Node's HTTP server would answer on its own: parser failures and
+ * smuggling attempts, slow clients (408), a missing Host, an unknown Expect and CONNECT.
  * Call it after the request listener is attached (Nest attaches its own when the app is created).
  */
 export function guardHttpEdge(server: Server, options: EdgeGuardOptions): void {
   server.headersTimeout = options.headersTimeoutMs;
   server.requestTimeout = options.requestTimeoutMs;
-  // Node checks those bounds only every connectionsCheckingInterval (30 s by default), read when the
-  // server starts listening: a 1 s bound was otherwise enforced after up to 30 s.
-  // Both are createServer options that @types/node does not list as properties; Node reads them from
-  // the server object (the interval when listening starts, the Host check per request), and Nest
-  // creates its server without letting us pass options.
+  // Node enforces those timeouts only every connectionsCheckingInterval (30 s by default), so it is
+  // shortened. Nest passes no server options, so both are set on the server object (untyped in @types/node).
   const tunable = server as Server & { connectionsCheckingInterval: number; requireHostHeader: boolean };
   const shortest = Math.min(options.headersTimeoutMs, options.requestTimeoutMs || options.headersTimeoutMs);
   tunable.connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(shortest / 4)));

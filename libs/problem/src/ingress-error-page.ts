@@ -13,10 +13,9 @@ const INGRESS_CODES: Record<string, ProblemCode> = {
 };
 
 /**
- * ingress-nginx's error page: for a status named in `custom-http-errors` it asks its default backend
- * (the api) for `GET /` with `X-Code` set, and sends that answer instead of its own HTML. Here it is a
- * problem with the same status and the request id nginx passes (`X-Request-ID`). Only `/` answers it:
- * a client sending X-Code itself can only get itself a problem.
+ * ingress-nginx's error page: for `custom-http-errors` it asks the api for `GET /` with `X-Code`, and
+ * we answer a problem with that status and nginx's `X-Request-ID`. A client sending X-Code itself only
+ * gets a problem, so this is harmless.
  */
 export function ingressErrorPageMiddleware(req: Request, res: Response, next: NextFunction): void {
   const code = req.path === '/' ? INGRESS_CODES[req.header('x-code') ?? ''] : undefined;

@@ -8,10 +8,8 @@ export interface JsonBodyOptions {
 }
 
 /**
- * Reads JSON request bodies with our own errors: wrong media type is 415, too large is 413 (counted as
- * the bytes arrive, so a lying Content-Length cannot make us buffer more), broken JSON is 400, and so
- * is JSON nested deeper than JSON_MAX_DEPTH or with more than JSON_MAX_MEMBERS members and items
- * (`body_too_complex`), refused here before anything else walks the body.
+ * Reads JSON bodies with our own errors: 415 for a wrong media type, 413 when too large (counted as bytes
+ * arrive, so a false Content-Length cannot make us buffer more), 400 for broken, too deep or too large JSON.
  */
 export function jsonBodyMiddleware(options: JsonBodyOptions) {
   return (req: Request, _res: Response, next: NextFunction): void => {

@@ -3,9 +3,8 @@ export const JSON_MAX_DEPTH = 32;
 export const JSON_MAX_MEMBERS = 1024;
 
 /**
- * The deepest nesting of objects and arrays in a JSON text, read without parsing: one pass over the
- * characters, skipping strings. It runs before JSON.parse so that no later recursive walk (class-
- * transformer, a validator, a logger) can be made to overflow the stack by a 6,000-deep body.
+ * The deepest nesting in a JSON text, found in one pass without parsing. It runs before JSON.parse so
+ * a very deep body cannot overflow the stack in a later recursive walk (validator, logger).
  */
 export function jsonDepth(text: string): number {
   let depth = 0;

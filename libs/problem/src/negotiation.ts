@@ -37,10 +37,8 @@ export interface Operation {
 }
 
 /**
- * 405 with `Allow` for a path the service serves with other methods (404 stays for unknown paths).
- * The templates come from the contract, so the answer cannot drift from it. A path that two templates
- * match is the most literal one's: `/runs/x:cancel` is `/runs/{runId}:cancel` (POST only), though
- * `/runs/{runId}`'s placeholder would take `x:cancel` as the id.
+ * 405 with `Allow` for a known path with another method (unknown paths stay 404), from the contract's
+ * templates. The most literal template wins, so `/runs/x:cancel` is the cancel route, not a run id.
  */
 export function methodNotAllowedMiddleware(prefix: string, operations: readonly Operation[]) {
   const matchers = operations.map((op) => ({
