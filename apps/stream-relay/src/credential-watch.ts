@@ -14,10 +14,8 @@ export interface CredentialEnds {
 type Ender = (reason: CredentialEndReason) => void;
 
 /**
- * Ends open streams when their credential ends: at the token's (or session's) expiry, and when the
- * revocation stream says the token was revoked or the session signed out, whichever replica it was
- * done on. Pushed by the stream itself (no polling): one listener, open streams indexed by token and
- * session.
+ * Ends open streams when their credential ends: at expiry, or when any replica revokes the token or signs
+ * the session out. Driven by the revocation stream (no polling), with streams indexed by token and session.
  */
 export class CredentialWatch {
   private readonly byToken = new Map<string, Set<Ender>>();

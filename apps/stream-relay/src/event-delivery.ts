@@ -13,11 +13,8 @@ const observed = new WeakSet<FeedEvent>();
 const sentCounters = new Map<string, { inc(): void }>();
 
 /**
- * Sends one event and counts it. The first stream on this relay to send an event does so inside a
- * span that continues the trace of what decided it (the context travels in the message headers) and
- * logs it at debug level with the run, workspace, the request that caused it and the trace id: the
- * relay's end of one request's trail through the services. The other streams of a fan-out only send
- * and count (a span, a context and a log line per stream made delivery to many streams slow).
+ * Sends one event and counts it. Only the first stream on this relay traces and logs it (continuing the
+ * trace from the message headers); doing that per stream made fan-out to many streams slow.
  */
 export function deliverObserved(event: FeedEvent, send: () => Promise<void>): Promise<void> {
   if (observed.has(event)) {

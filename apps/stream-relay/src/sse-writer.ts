@@ -1,9 +1,8 @@
 import type { Response } from 'express';
 
 /**
- * Writes Server-Sent Events. A slow client is never buffered for without bound: past `maxBufferedBytes`
- * waiting in the socket, or a drain that does not come within `drainTimeoutMs`, the connection is cut
- * and the client resumes from its last id (on this replica or any other).
+ * Writes Server-Sent Events. A slow client (over `maxBufferedBytes` queued, or no drain within
+ * `drainTimeoutMs`) is cut off rather than buffered, and resumes from its last id on any replica.
  */
 export class SseWriter {
   private cut = false;

@@ -51,10 +51,8 @@ export function hardenForBrowsers(app: INestApplication, allowedOrigins: readonl
 }
 
 /**
- * What a browser applies to a page it renders (helmet: this CSP, no framing, no referrer, its own
- * window and origin cluster): for the console's files only, as an API answer is never a page.
- * X-Frame-Options (for browsers without CSP's frame-ancestors) says what frame-ancestors says:
- * DENY for `'none'`, helmet's SAMEORIGIN otherwise.
+ * Page headers (helmet: CSP, no framing, no referrer, isolation) for the console's files only; API answers
+ * are never pages. X-Frame-Options mirrors frame-ancestors for browsers without CSP support.
  */
 export function pageSecurityHeaders(contentSecurityPolicy: Record<string, readonly string[]>): RequestHandler {
   const framedByNone = contentSecurityPolicy['frame-ancestors']?.includes("'none'") ?? false;

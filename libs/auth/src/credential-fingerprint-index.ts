@@ -3,9 +3,8 @@ import type { Redis } from 'ioredis';
 import type { CredentialFingerprintCheck } from './principal';
 
 /**
- * The keyed fingerprints of every stored provider credential, in a Redis set that every api and relay
- * replica can ask: "is this bearer value one of our stored provider keys?". A defence in depth on top
- * of the shape check: when Redis is away the answer is "no", and the value still fails as a token.
+ * Keyed fingerprints of stored provider credentials in Redis, so any replica can refuse a bearer value
+ * that is one of them. Defence in depth: if Redis is down the answer is "no" and the value still fails.
  */
 export class CredentialFingerprintIndex implements CredentialFingerprintCheck {
   constructor(

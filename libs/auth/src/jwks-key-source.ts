@@ -9,13 +9,9 @@ export class JwksUnavailableError extends Error {
 }
 
 /**
- * Verification keys from an identity provider's JWKS (e.g. Keycloak's `/protocol/openid-connect/certs`),
- * cached by jose's remote key set. Several keys at once, by `kid`, so the provider can rotate. A token
- * naming a kid we do not know makes jose refetch, at most once per `minRefreshMs` (its cooldown), so a
- * flood of forged kids cannot turn us into a load generator against the provider. The set is also
- * refetched every `refreshMs` in the background (so a removed key stops counting), never on the request
- * path: the cache never goes stale by age (jose would otherwise refetch inside a request, and refuse every
- * new token while the provider is down).
+ * Verification keys from the identity provider's JWKS, by `kid` so keys can rotate. An unknown kid
+ * refetches at most once per `minRefreshMs`, so forged kids cannot flood the provider; the set is also
+ * refreshed in the background, never on the request path, so a provider outage does not refuse tokens.
  */
 export class JwksKeySource implements KeySource {
   private readonly remote: ReturnType<typeof createRemoteJWKSet>;

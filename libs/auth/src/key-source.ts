@@ -11,9 +11,8 @@ export interface KeySource {
 }
 
 /**
- * The allow-list: each algorithm with the only key type it may be used with (RFC 8725 3.1). jose also
- * checks the pairing and RSA's 2048-bit minimum; we check it here too so the rule is ours, not a
- * library default that could change under us.
+ * Each algorithm with the only key type it may use (RFC 8725 3.1). jose checks this too, but we keep the
+ * rule here so a changed library default cannot loosen it.
  */
 const ALGORITHMS: Readonly<Record<string, (key: KeyObject) => boolean>> = {
   EdDSA: (key) => key.asymmetricKeyType === 'ed25519',

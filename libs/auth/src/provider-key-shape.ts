@@ -1,7 +1,6 @@
 /**
- * Shapes of well-known provider keys (OpenAI, Anthropic, Stripe-style, AWS, GitHub, Slack, Google,
- * Hugging Face, Replicate, GitLab). Such a value sent as a bearer token is refused as what it is and
- * never parsed as a JWT, so it cannot end up in a JWT error path, a log line or an echo.
+ * Shapes of well-known provider keys (OpenAI, AWS, GitHub and others). Such a bearer value is refused
+ * as what it is and never parsed as a JWT, so it cannot leak into a JWT error, a log line or an echo.
  */
 const PROVIDER_KEY_SHAPES: readonly RegExp[] = [
   /^sk-ant-/,

@@ -44,9 +44,8 @@ export interface HttpServiceOptions {
 }
 
 /**
- * A Nest-on-Express application with our edge, not yet listening: request id, request log, browser
- * headers and CORS, refusals that come before any route (credential in the URL, 405, 406, body), the
- * problem filter and the socket-level guard. The api, the relay and the bench's floor start this way.
+ * A Nest-on-Express app with our edge (request id, logging, browser headers, CORS, early refusals, problem
+ * filter, socket guard), not yet listening. The api, the relay and the bench start this way.
  */
 export async function createHttpService(module: Type | DynamicModule, options: HttpServiceOptions): Promise<NestExpressApplication> {
   const { logger, edge = DEFAULT_SERVICE_EDGE } = options;

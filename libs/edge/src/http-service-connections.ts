@@ -24,9 +24,9 @@ export interface HttpServiceConnections {
 }
 
 /**
- * NATS (streams ensured), Postgres at this build's schema (both waited for up to STARTUP_WAIT_SECONDS), Redis (optional at start: what needs it answers 503 while it is
- * away), the token revocations every replica follows, and authentication. A dependency that is down
- * fails the start with one clear line (see runService).
+ * Connects NATS, Postgres (both waited for up to STARTUP_WAIT_SECONDS), Redis (optional: its users answer
+ * 503 while it is away), token revocations and authentication. A dependency that is down fails the start
+ * with one clear line.
  */
 export async function connectHttpService(config: HttpServiceEnv, service: string, dbPoolSize: number): Promise<HttpServiceConnections> {
   // A configuration mistake is said at once, not after the wait for NATS and Postgres.

@@ -2,9 +2,8 @@ import type { Exact, Immutable, RunList, RunResource } from '@wrs/contracts/type
 import type { RunView } from '@wrs/domain';
 
 /**
- * A run as both HTTP services answer it (the api's runs, the relay's reset event), typed by the contract:
- * a changed `Run` schema this does not satisfy fails the type check, as does a property it no longer has
- * (the literal's own, or one inside a domain value passed through `exact`). `version` is the last state change's (what the ETag names).
+ * A run as the api and the relay answer it, typed by the contract so a changed `Run` schema fails the type
+ * check. `version` is the last state change's (what the ETag names).
  */
 export function toRunResource(run: RunView): Immutable<RunResource> {
   return {

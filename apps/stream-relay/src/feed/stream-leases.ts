@@ -3,9 +3,8 @@ import type { Redis } from 'ioredis';
 import { LuaScript } from '@wrs/messaging';
 
 /**
- * Open event streams per workspace, counted across every relay replica: each stream holds a lease
- * (a member of a sorted set scored by its expiry) that it renews while open. A replica that dies
- * leaves leases that simply expire. Taking a lease is one atomic Lua step.
+ * Open streams per workspace, counted across replicas: each stream renews a lease in a sorted set scored
+ * by expiry, so a dead replica's leases just expire. Taking a lease is one atomic Lua step.
  */
 const ACQUIRE = new LuaScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])

@@ -18,9 +18,8 @@ export class SessionStoreUnavailableError extends Error {
 }
 
 /**
- * Browser sessions in Redis: an opaque random id (the cookie), stored under its SHA-256 so a copy of
- * Redis holds no usable session id; expiring; deleted on logout. Correctness depends on Redis, so a
- * Redis failure is an error (503), never a session that silently passes.
+ * Browser sessions in Redis, stored under the SHA-256 of the cookie's random id so a Redis copy holds no
+ * usable id. A Redis failure is a 503, never a session that silently passes.
  */
 export class SessionStore {
   constructor(
