@@ -12,11 +12,9 @@ import { WebhooksClient } from './webhooks';
 export type WrsClientOptions = TransportOptions;
 
 /**
- * The Workload Run Service API v1, with the spec's client rules built in: one Idempotency-Key per
- * logical create (kept across every retry, network failures included), bounded backoff with full jitter
- * on 429, retryable 5xx and network failures of safe or keyed requests only, Retry-After honoured, errors
- * typed by status and `code`, the server's request id on every result and error, and event streams
- * that resume with Last-Event-ID. The token only ever travels in the Authorization header.
+ * The Workload Run Service API v1 client. It keeps one Idempotency-Key per create across retries, retries
+ * 429, retryable 5xx and network failures with bounded jittered backoff (honouring Retry-After), types errors
+ * by status and `code`, and resumes event streams with Last-Event-ID. The token only travels in Authorization.
  */
 export class WrsClient {
   /** The contract version this client was generated from. */

@@ -38,9 +38,8 @@ export function backoffDelayMs(policy: RetryPolicy, retryNumber: number, random:
 }
 
 /**
- * How long to wait before the next attempt, or undefined to give up: out of attempts, or the wait
- * would start the next attempt after the total-time bound (a Retry-After past the bound gives up at once
- * rather than sleeping for nothing).
+ * The wait before the next attempt, or undefined to give up: out of attempts, or the next attempt would
+ * start past the total-time bound (so a long Retry-After gives up at once instead of sleeping).
  */
 export function nextRetryDelayMs(policy: RetryPolicy, state: RetryState, random: () => number): number | undefined {
   if (state.attempts >= policy.maxAttempts) {

@@ -7,10 +7,8 @@ export interface SseMessage {
 }
 
 /**
- * An incremental text/event-stream parser as the WHATWG HTML standard (9.2.6) describes it: lines end
- * in CRLF, LF or CR (a CR at the end of one chunk and an LF at the start of the next are one line end),
- * a leading BOM is dropped, comments are ignored, `id` containing NULL is ignored, `retry` only counts
- * when it is all ASCII digits, and a blank line dispatches the event if it has data.
+ * An incremental text/event-stream parser per the WHATWG HTML standard (9.2.6), including its quirks: a
+ * CRLF split across chunks is one line end, a leading BOM is dropped, and `id` with NULL is ignored.
  */
 export class SseParser {
   private buffer = '';

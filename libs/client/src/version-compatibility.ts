@@ -1,8 +1,6 @@
 /**
- * A server fits a pinned contract when it has the same major version and is not older: within a major,
- * contract changes only add (new operations, optional fields), so a client keeps working against newer
- * servers, but not against one that lacks what it was generated from, nor across a major. Under 0.x
- * the minor is the major (libs/contracts/CHANGELOG.md: 0.2 -> 0.3 may break), so it must match too.
+ * A server fits a pinned contract when it has the same major version and is not older, since changes within
+ * a major only add. Under 0.x the minor counts as the major (0.2 -> 0.3 may break), so it must match too.
  */
 export function isCompatibleContract(serverVersion: string, pinnedVersion: string): boolean {
   const server = parse(serverVersion);

@@ -6,9 +6,8 @@ import type { CreateWebhookRequest, Webhook, WebhookDelivery, WebhookWithSecret 
 export type { CreateWebhookRequest, Webhook, WebhookDelivery, WebhookWithSecret };
 
 /**
- * The workspace's webhook endpoints (`client.webhooks`). A create and a rotation are never retried by
- * the client: each makes a new secret, and a retry after a lost answer would leave one nobody saw (a
- * second endpoint, or a secret already replaced). Reads and deletes are retried like any safe request.
+ * The workspace's webhook endpoints (`client.webhooks`). Creates and rotations are never retried, since each
+ * makes a new secret and a retry after a lost answer would leave one nobody saw. Reads and deletes retry.
  */
 export class WebhooksClient {
   constructor(private readonly transport: Transport) {}

@@ -6,9 +6,8 @@ import type { CliIo } from './io';
 import { describeEvent, itemJson } from './render';
 
 /**
- * Follows a run and shows it: log lines on stdout as they come, each state change on stderr with the
- * time since following began, and (on a terminal) a live status line with the state and elapsed time.
- * With --json, every event is one JSON line on stdout. Returns the exit code the run's end calls for.
+ * Follows a run: log lines on stdout, state changes on stderr, and a live status line on a terminal
+ * (--json prints each event as a JSON line). Returns the exit code the run's end calls for.
  */
 export async function followAndShow(
   client: WrsClient,

@@ -44,9 +44,8 @@ export function processIo(): CliIo {
 }
 
 /**
- * `wrs runs events <id> | head -1`: once the reader has what it wanted and closed the pipe, a write
- * fails with EPIPE. That is the reader's choice, not a failure of the run or of wrs, so exit 0 at once
- * (exit 1 would say "the run failed") without a stack trace. Any other output error is still an error.
+ * EPIPE means the reader closed the pipe (e.g. `| head -1`), which is its choice, so exit 0 at once with
+ * no stack trace; exit 1 would say the run failed. Other output errors are still errors.
  */
 function exitQuietlyOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {

@@ -24,9 +24,8 @@ export function configPathOf(io: CliIo): string {
 }
 
 /**
- * Where to call and with what: WRS_BASE_URL, WRS_TOKEN and WRS_WORKSPACE, else the config file
- * (~/.config/wrs/config.json or WRS_CONFIG), else the local stack. Never a flag: a token on the
- * command line lands in shell history and in `ps`.
+ * Where to call and with what: WRS_BASE_URL, WRS_TOKEN and WRS_WORKSPACE, else the config file, else the
+ * local stack. Never a flag, because a token on the command line lands in shell history and `ps`.
  */
 export function loadSettings(io: CliIo): CliSettings {
   const configPath = configPathOf(io);

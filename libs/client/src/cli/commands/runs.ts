@@ -91,9 +91,8 @@ export async function getRunCommand(client: WrsClient, io: CliIo, runId: string,
 const AFTER_CANCEL: ReadonlySet<string> = new Set(['canceling', 'canceled', 'succeeded', 'failed']);
 
 /**
- * `wrs runs cancel`: asks for the cancel and shows the run after it, as the 202 carries it (contract
- * 0.3.1). A server of 0.3.0 answered with the run from before the cancel (e.g. still `running`): then
- * the run is read again until its state shows the cancel (`canceling` or an end), for a few seconds at most.
+ * `wrs runs cancel`: cancels and shows the run from the 202. A 0.3.0 server answered with the run from before
+ * the cancel, so then the run is re-read for a few seconds until it shows `canceling` or an end.
  */
 export async function cancelRunCommand(client: WrsClient, io: CliIo, runId: string, json: boolean): Promise<ExitCode> {
   const accepted = await client.cancelRun(runId);

@@ -23,9 +23,8 @@ export function noTokenMessage(configPath: string, canMint: boolean = canMintTok
 }
 
 /**
- * `wrs token` (development): mints a token with the repository's `npm run token` (the local signing key,
- * the workspace created if needed) and saves it in the config file (mode 0600), so it never appears on
- * a command line or in scrollback. `--print` writes it to stdout instead, for `export WRS_TOKEN=$(...)`.
+ * `wrs token` (development): mints a token with `npm run token` and saves it in the config file (mode 0600),
+ * so it never shows on a command line. `--print` writes it to stdout instead, for `export WRS_TOKEN=$(...)`.
  */
 export function tokenCommand(io: CliIo, invocation: Invocation, configPath: string): ExitCode {
   const { workspace, ttl, print } = invocation.options;
