@@ -1,7 +1,6 @@
 /**
- * Calls to the API on this origin. The session cookie (HttpOnly) goes by itself; the CSRF token is
- * held in memory only (never in storage) and sent with every change. A failure becomes an ApiError
- * carrying the problem's `code` and `requestId`, which the console shows as they are.
+ * Calls to the API on this origin. The cookie goes by itself; the CSRF token is kept in memory only and
+ * sent with every change. Failures become ApiError with the problem's `code` and `requestId`.
  */
 export const API_BASE = '/api/v1';
 

@@ -2,9 +2,8 @@ import { ApiError, call, setCsrfToken } from './api';
 import type { Session } from '@wrs/contracts/types';
 
 /**
- * Sign-in exchanges the token once for the `__Host-` session cookie (HttpOnly: this code never sees
- * it); the token is forgotten at once. After a reload the CSRF token comes back from
- * GET /sessions/current, so nothing is ever kept in storage.
+ * Sign-in trades the token for an HttpOnly `__Host-` session cookie and forgets the token. After a reload
+ * the CSRF token comes from GET /sessions/current, so nothing is kept in storage.
  */
 export async function currentSession(): Promise<Session | null> {
   try {

@@ -6,10 +6,8 @@ import { placementSelects } from './placement-select';
 import type { Navigate, View } from './view';
 
 /**
- * Create a run. The Idempotency-Key is made when the form is first submitted and reused for every
- * retry of that same form (a lost answer, a 409 in flight, a 5xx), so a retry can never make a second
- * run; editing the form makes it a new request with a new key. The key is shown, so a run whose answer
- * was lost can be found in the list by it.
+ * Create a run. One Idempotency-Key per form, reused on every retry, so a retry never makes a second run;
+ * editing the form makes a new key. The key is shown so a run whose answer was lost can be found by it.
  */
 export function createRunView(navigate: Navigate): View {
   const errors = errorBox();

@@ -1,10 +1,8 @@
 import { filtersFromUrl, filtersToQuery, type RunFilters } from './run-filters';
 
 /**
- * Where the reader is in the runs list, kept in the URL (filters, the page's cursor and number) so a
- * reload, a bookmark and back/forward show the same page. The cursors of the pages before it ride in
- * history.state: the API pages only towards older runs, so "Newer" needs them, and they survive a
- * reload; a bookmarked later page, which has none, goes "Newer" to the first page.
+ * The runs-list position lives in the URL so reloads, bookmarks and back/forward show the same page. Earlier
+ * pages' cursors live in history.state because the API only pages towards older runs ("Newer" needs them).
  */
 export interface ListPosition {
   readonly filters: RunFilters;

@@ -5,9 +5,8 @@ import type { PlacementOffer, Workspace } from '@wrs/contracts/types';
 const AUTO = 'auto';
 
 /**
- * Provider and region as choices, from the placements GET /workspaces/current publishes, each with
- * `auto` first (the service's placement policy chooses). The regions offered follow the provider:
- * with `auto`, every region of any provider; otherwise that provider's own.
+ * Provider and region choices from GET /workspaces/current, each with `auto` first (the service decides).
+ * Regions follow the chosen provider; with `auto`, every provider's regions are offered.
  */
 export function placementSelects(onError: (error: unknown) => void): { provider: HTMLSelectElement; region: HTMLSelectElement } {
   const provider = h(

@@ -16,13 +16,9 @@ const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 15_000;
 
 /**
- * The run's event stream with the browser's own EventSource: it sends the session cookie, and after
- * a dropped connection it reconnects by itself with Last-Event-ID, so the server resumes exactly
- * after the last event shown. After the terminal event the server ends the stream (a reconnect would
- * get a 204), so the page closes the EventSource itself and shows no lost connection. An
- * EventSource also closes for good on an error answer (a 503 while every relay restarts for longer
- * than the gateway waits): before the terminal event that is no end, so a new one is opened from the
- * last event seen (`?lastEventId=`, the first-connection form of Last-Event-ID), with backoff.
+ * The run's events via the browser's EventSource, which sends the cookie and resumes with Last-Event-ID.
+ * The page closes it after the terminal event; if it closes early on an error answer (e.g. a 503 while
+ * relays restart), a new one is opened from the last event seen (`?lastEventId=`) with backoff.
  */
 export function followRunEvents(
   runId: string,

@@ -16,11 +16,8 @@ const STATUS_TEXT: Record<StreamStatus, string> = {
 };
 
 /**
- * One run: its derived state (GET /runs/{id}, with the ETag a cancel sends as If-Match), the log
- * lines and the state-changing events as they arrive (a log line is shown once, in the Log panel).
- * The state is fetched again after each event that changes it (and every few seconds while the run
- * is unfinished, since the projection can trail the stream). The document order is what a reader
- * wants first (state, log, events, timing, placement), which is the order on a phone.
+ * One run: its state (with the ETag a cancel sends as If-Match), log lines and state events as they come.
+ * The state is refetched after each state event and every few seconds, since the projection can lag.
  */
 export function runPageView(runId: string): View {
   const errors = errorBox();

@@ -12,9 +12,8 @@ const POLL_MS = 2000;
 const PAGE_SIZE = 20;
 
 /**
- * The workspace's runs, newest first, a page at a time (GET /runs with its cursor). The page shown is
- * fetched again every 2 s while the tab is visible, so states change live. Filters and page are in
- * the URL (list-position), so paging and filtering are navigations that reload and back/forward keep.
+ * The workspace's runs, newest first, a page at a time, refetched every 2 s while the tab is visible.
+ * Filters and page live in the URL (list-position), so back/forward and reload keep them.
  */
 export function runsListView(search: string, navigate: Navigate): View {
   const at = listPosition(search, history.state);

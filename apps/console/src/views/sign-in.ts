@@ -5,9 +5,8 @@ import { errorBox } from './error-box';
 import type { View } from './view';
 
 /**
- * The token is typed (or pasted) once, exchanged for the session cookie, and dropped: the field is
- * cleared before the answer is shown and the value is never put in a URL or storage. The form posts
- * nowhere by itself (method post, handled here), so even a broken script cannot put it in a URL.
+ * The token is exchanged once for the session cookie and dropped: the field is cleared and the value never
+ * goes into a URL or storage. The form is handled here, so even a broken script cannot submit it into a URL.
  */
 export function signInView(onSignedIn: (session: Session) => void, notice?: string): View {
   const errors = errorBox();
