@@ -36,10 +36,8 @@ interface StaticFile {
 }
 
 /**
- * Serves the console's built files (Vite's output) under /console. Every file is read once at start
- * into a map, so a request can only ever name a file that was there (no path is joined from the URL).
- * A path that names no file and has no extension is a page of the console: it gets index.html, and
- * the console's own router shows it. Without a build (tests of the api alone) it serves nothing.
+ * Serves the console's build under /console from files read once at start, so no path is ever joined from
+ * the URL. Extensionless unknown paths get index.html for the console's router; no build serves nothing.
  */
 export function consoleStaticMiddleware(dir: string) {
   const files = existsSync(join(dir, 'index.html')) ? readTree(dir) : new Map<string, StaticFile>();

@@ -12,14 +12,9 @@ export interface QuotaVerdict {
 export const ACTIVE_RUNS_RECOUNT_MS = 60_000;
 
 /**
- * The quota of unfinished runs, without a Postgres count per create. Redis keeps per workspace a
- * count (read and incremented in the create's own Redis round trips, see IdempotencyCache) that
- * starts from Postgres's count and goes up with each new run; a run that finishes does not bring it
- * down, so it only over-counts. Below the limit a create passes on it alone. At the limit, or when
- * Redis holds no count (first use, expired after ACTIVE_RUNS_RECOUNT_MS, lost, unreachable), Postgres
- * decides as before and its count replaces the kept one: that is how finished runs and a lost count
- * correct themselves, on every replica, as the count is shared. A soft quota, as the query alone is:
- * runs not yet projected when Postgres counts are missed until the next recount.
+ * The unfinished-runs quota without a Postgres count per create: Redis keeps a shared count that only goes
+ * up, so it over-counts. At the limit, or with no count, Postgres decides and resets it, which corrects
+ * finished runs. Soft, like the query alone: runs not yet projected are missed until the next recount.
  */
 export class ActiveRunsQuota {
   constructor(

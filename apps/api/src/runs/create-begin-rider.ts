@@ -15,9 +15,8 @@ interface Ahead {
 const ahead = new WeakMap<Request, Ahead>();
 
 /**
- * A create's begin (finished claim, else its lock and the active-runs count) done in the rate limit's
- * round trip, keyed by the Idempotency-Key header: one Redis round trip before the create where there
- * were two. A lock taken for a request whose body is then refused is released as its answer goes out.
+ * Does a create's begin (finished claim, else lock and active-runs count) in the rate limit's Redis round
+ * trip, saving one trip. A lock taken for a request whose body is then refused is released on answer.
  */
 export const createBeginRider: RateLimitRider = {
   script: rateLimitedScript(`${BEGIN_FUNCTION}local function rider(keys, argv) return begin(keys, argv) end\n`),

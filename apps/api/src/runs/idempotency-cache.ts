@@ -51,11 +51,9 @@ if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then redis.call('INCR',
 return 1`);
 
 /**
- * The fast path of idempotency, in Redis: a short lock that tells a concurrent duplicate "still in
- * flight" (409, retryable), and the finished claim so a retry is answered without JetStream. Nothing
- * here is needed for correctness: exactly-one-run rests on the JetStream claim. So every Redis failure
- * degrades to "no cache" (and is counted), never to an error or a duplicate. The same round trips read
- * and count the workspace's unfinished runs for the quota (ActiveRunsQuota).
+ * Idempotency's fast path in Redis: a short in-flight lock (409) and the finished claim. Correctness rests
+ * on the JetStream claim, so any Redis failure just means "no cache" (counted). The same round trips also
+ * read and count the workspace's unfinished runs for ActiveRunsQuota.
  */
 export class IdempotencyCache {
   failures = 0;

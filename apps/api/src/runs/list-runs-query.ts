@@ -16,11 +16,8 @@ interface FieldError {
 }
 
 /**
- * `GET /runs` query parameters, checked all at once so one answer names every bad one: each as a
- * `validation_failed` field error with its bound or allowed values; a cursor not made here is
- * `invalid_cursor`. Express gives a repeated parameter as an array: `state` takes both
- * `state=a,b` and `state=a&state=b`, `label` is repeated (`label=team=ml&label=env=prod`); any other
- * parameter must appear once.
+ * `GET /runs` query parameters, all checked at once so one answer names every bad one (a foreign cursor is
+ * `invalid_cursor`). `state` accepts `a,b` or repeats, `label` repeats; other parameters must appear once.
  */
 export function parseListRunsQuery(query: Record<string, unknown>): RunListFilter {
   const errors: FieldError[] = [];

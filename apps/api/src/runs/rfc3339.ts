@@ -5,11 +5,9 @@ const EARLIEST = utc(1, 1, 1, 0, 0, 0, 0);
 const LATEST = utc(9999, 12, 31, 23, 59, 59, 999);
 
 /**
- * Milliseconds since the epoch of an RFC 3339 date-time, or null when the text is not one. Stricter
- * than Date.parse, which accepts 31 February: every field is checked against the calendar, and the
- * instant must lie in years 1 to 9999 (UTC), so nothing that passes can make Postgres fail. Digits
- * below a millisecond round up: run times are whole milliseconds, so `t >= ceil(x)` and `t < ceil(x)`
- * keep exactly the runs a finer `x` would.
+ * Epoch milliseconds of an RFC 3339 date-time, or null. Stricter than Date.parse (no 31 February, years
+ * 1-9999) so nothing that passes can make Postgres fail. Sub-millisecond digits round up, matching the
+ * same runs a finer bound would, since run times are whole milliseconds.
  */
 export function parseRfc3339(text: string): number | null {
   const m = RFC3339.exec(text);

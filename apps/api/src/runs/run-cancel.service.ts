@@ -4,9 +4,8 @@ import { RunCommandHandler, VersionConflictError, type LoadedRun } from '@wrs/me
 import { ProblemError } from '@wrs/problem';
 
 /**
- * `POST /runs/{id}:cancel`, decided here: the run's events are read from JetStream, `If-Match` is
- * checked against their last state change, the pure decider decides, and the events are appended with
- * the version read (decided again on a conflict, `If-Match` included). The answer is the run after it.
+ * `POST /runs/{id}:cancel`: read the run's events, check `If-Match`, decide, and append with the version
+ * read (retrying the decision on a conflict). Answers the run after the cancel.
  */
 @Injectable()
 export class RunCancelService {

@@ -12,9 +12,8 @@ export interface RunListPage {
 }
 
 /**
- * `GET /runs`, from the Postgres projection. A run accepted a moment ago may not be projected yet (the
- * lag is milliseconds), so a plain list can miss it briefly; a search by Idempotency-Key, the one a
- * client that lost a create answer makes, also reads the key's claim in JetStream and finds it at once.
+ * `GET /runs` from the Postgres projection, which may miss a just-accepted run for milliseconds. A search
+ * by Idempotency-Key (what a client that lost a create answer does) also checks JetStream, so it finds it.
  */
 @Injectable()
 export class RunListService {

@@ -23,9 +23,8 @@ export function NestedDto(type: () => new () => object): PropertyDecorator {
 }
 
 /**
- * A map whose keys the user chooses (workload `env`): it never passes through class-transformer,
- * which treats keys such as `constructor` or `toString` as its own (a 500, or a key silently
- * dropped), and is kept in an object without a prototype so that every key is data.
+ * A map with user-chosen keys (workload `env`). It skips class-transformer, which mishandles keys like
+ * `constructor` (a 500 or a dropped key), and is kept prototype-less so every key is data.
  */
 export function UserKeyedMap(): PropertyDecorator {
   return (target, property) => record(target, property, { kind: 'map' });
