@@ -5,11 +5,9 @@ import { ProblemError } from '@wrs/problem';
 import type { Request } from 'express';
 
 /**
- * Failed authentication, rate limited per client address, shared by every replica through Redis.
- * Only requests whose credential failed are counted or refused: a good credential from the same
- * address (a NAT of many users) is never throttled. The address is Express's `req.ip`, which takes
- * X-Forwarded-For only from the hops `TRUSTED_PROXIES` names (a client cannot pick its own bucket).
- * Redis unreachable: the failure is answered 401 as usual (fail open, like the request limits).
+ * Throttles failed authentication per client address (shared in Redis); good credentials behind the same
+ * NAT are never throttled. `req.ip` trusts X-Forwarded-For only from TRUSTED_PROXIES, so a client cannot
+ * pick its own bucket. If Redis is down, failures get the usual 401 (fail open).
  */
 export function authFailureThrottle(limiter: RateLimiter, failuresPerMinute: number): AuthFailureHook {
   return async (req: Request, failure: unknown) => {

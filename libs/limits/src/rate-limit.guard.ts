@@ -11,9 +11,8 @@ import { EffectiveLimits } from './workspace-limits';
 export const RATE_LIMIT_FAILURES = Symbol('RATE_LIMIT_FAILURES');
 
 /**
- * Per-workspace and per-token request rates, shared by every replica through Redis. Every limited
- * answer says where the client stands (RateLimit-Policy, RateLimit); over the limit it is a 429 with
- * Retry-After. If Redis is unreachable the request passes (fail open) and the miss is counted.
+ * Per-workspace and per-token request rates, shared across replicas in Redis, with RateLimit headers and
+ * a 429 with Retry-After. If Redis is unreachable the request passes (fail open) and the miss is counted.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {

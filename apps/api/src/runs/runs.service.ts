@@ -98,10 +98,8 @@ export class RunsService {
   }
 
   /**
-   * Appends the run's first event, as the decider has it, to the run's own subject: the answer goes
-   * out with the run already in its event stream, so a stream opened on it has its first event at
-   * once and no worker stands between a create and what a client sees of it. Creating a run that is
-   * already there (a retry, or a replay finishing a crashed request) decides nothing.
+   * Appends the run's first event before answering, so a stream opened on the new run sees it at once
+   * with no worker in between. Creating a run that already exists (a retry or replay) does nothing.
    */
   private async record(command: CreateRun): Promise<void> {
     const events = decide(command, null);
