@@ -21,7 +21,7 @@ void runService('gateway', async (lifecycle) => {
     },
   });
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  // Ready unless draining: it holds no connection of its own, and it already rides out upstream restarts.
+  // Ready unless draining: it holds no connection of its own and already retries through upstream restarts.
   const ops = await startOpsServer({
     service: 'gateway',
     port: config.METRICS_PORT,

@@ -4,7 +4,7 @@ import { RunEventStore } from '@wrs/messaging';
 
 /**
  * Read-your-writes for a run the projection has not caught up with (milliseconds after its create):
- * its state folded from its events in JetStream, with the same versions the projection would give it.
+ * its state rebuilt from its events in JetStream, with the same versions the projection would give it.
  */
 @Injectable()
 export class UnprojectedRuns {

@@ -88,7 +88,7 @@ export function runsListView(search: string, navigate: Navigate): View {
     }
   });
   const apply = (next: RunFilters): void => navigate(listUrl(next, null, 1));
-  // On a phone the filters would fill the first screen: there they start folded, unless some are set.
+  // On a phone the filters would fill the first screen, so they start collapsed unless some are set.
   const active = Array.from(filtersToQuery(filters).keys()).length;
   const narrow = window.matchMedia('(max-width: 760px)').matches;
   const filterBox = h(
@@ -129,7 +129,7 @@ function runItem(run: Run): HTMLElement {
     { class: 'run', 'data-run-id': run.id },
     h('a', { href: `/console/runs/${run.id}`, 'data-route': '', class: 'run-link' }, h('code', {}, shortId(run.id))),
     stateBadge(run.state),
-    // The labels ride in the image's cell, so the row's grid keeps its columns.
+    // The labels sit in the image's cell, so the row's grid keeps its columns.
     h(
       'span',
       { class: 'image' },
