@@ -107,16 +107,30 @@ describe('active-runs quota: a count in Redis, corrected by Postgres', () => {
     expect(await keptCount()).toBe('2');
   });
 
-  it('after a run finishes, the next create is accepted: at the limit Postgres decides, and its count replaces the kept one', async () => {
+  it('after a run finishes, at the limit Postgres decides; its count may raise the kept one, never lower it', async () => {
     const runs = [await created(), await created()];
     await Promise.all(runs.map(project));
     expect((await create()).status).toBe(429);
     await finish(runs[0]!);
-    // The kept count still says 2 (a finished run does not bring it down); Postgres says 1.
+    // The kept count still says 2 (a finished run does not bring it down); Postgres says 1, and decides.
     expect(await keptCount()).toBe('2');
     await project(await created());
-    expect(await keptCount()).toBe('2');
+    // Postgres's count never lowers the kept one (it misses runs not projected yet): 2, and this run.
+    expect(await keptCount()).toBe('3');
     expect((await create()).status).toBe(429);
+  });
+
+  it('a Postgres count that misses runs not yet projected does not lower the kept count, so the overshoot ends there', async () => {
+    // Two runs Postgres does not hold yet: at the limit, Postgres counts 0 and lets a third through
+    // (soft, as a count per create always was).
+    const runs = [await created(), await created()];
+    runs.push(await created());
+    expect(await keptCount()).toBe('3');
+    await Promise.all(runs.map(project));
+    // Had the count of 0 replaced the kept one, it would say 1 and this create would pass on Redis alone.
+    const refused = await create();
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'active_runs_quota_exceeded', params: { limit: 2 } });
   });
 
   it('a lost count (Redis flushed, or expired) is taken again from Postgres: the quota holds', async () => {

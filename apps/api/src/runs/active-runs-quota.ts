@@ -13,8 +13,9 @@ export const ACTIVE_RUNS_RECOUNT_MS = 60_000;
 
 /**
  * The unfinished-runs quota without a Postgres count per create: Redis keeps a shared count that only goes
- * up, so it over-counts. At the limit, or with no count, Postgres decides and resets it, which corrects
- * finished runs. Soft, like the query alone: runs not yet projected are missed until the next recount.
+ * up. At the limit, or with no count, Postgres decides. Its count misses runs not projected yet, so it may
+ * raise the kept count but never lower it; a kept count expires recountMs after it was set, and is then
+ * taken from Postgres again (that is how finished runs stop counting).
  */
 export class ActiveRunsQuota {
   constructor(
@@ -31,7 +32,10 @@ export class ActiveRunsQuota {
       return { exceeded: false, limit: maxActiveRuns, active: kept };
     }
     const active = await this.queries.countActive(workspaceId, maxActiveRuns);
-    await this.cache.setActiveRuns(workspaceId, active, this.recountMs);
+    const keptIsValid = kept !== undefined && Number.isInteger(kept);
+    if (!keptIsValid || active > kept) {
+      await this.cache.setActiveRuns(workspaceId, active, this.recountMs);
+    }
     return { exceeded: active >= maxActiveRuns, limit: maxActiveRuns, active };
   }
 }
