@@ -55,7 +55,10 @@ export class RunEventsController implements BeforeApplicationShutdown {
       case 'stream':
         // Not awaited: Express's and Nest's handlers of the request finish now rather than living as long
         // as the stream (about 3 KiB per idle stream). A failure once streaming is logged and ends it.
-        void this.pipe(res, principal, opened.stream).catch((error: unknown) => this.streamFailed(req, res, error));
+        void this.pipe(res, principal, opened.stream).catch((error: unknown) => {
+          void opened.stream.close();
+          this.streamFailed(req, res, error);
+        });
         return;
       default: {
         const unexpected: never = opened;
@@ -71,6 +74,10 @@ export class RunEventsController implements BeforeApplicationShutdown {
     const heartbeat = setInterval(() => sse.heartbeat(), this.options.heartbeatMs);
     const deadline = setTimeout(() => void stream.close(), this.options.maxDurationMs);
     res.on('close', () => void stream.close());
+    // A client that hung up while the stream was opening fired 'close' already: free its place now.
+    if (res.destroyed) {
+      void stream.close();
+    }
     // The stream lives no longer than its credential: expiry, revocation or logout, seen on any replica.
     let ended: CredentialEndReason | undefined;
     const unwatch = this.credentials.watch(principal, (reason) => {
