@@ -1,25 +1,23 @@
 import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { constants, cpus, loadavg, tmpdir } from 'node:os';
+import { constants, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ensureDevKeyPair, mintAccessToken, readSigningKey } from '@wrs/auth';
 import { LocalStack } from '@wrs/devstack';
 import { migrate, openDatabase, Workspaces } from '@wrs/persistence';
 import { StreamNames } from '@wrs/messaging';
-import { latencyChart } from './chart';
 import { cleanUp } from './clean-up';
 import { labelFilterPage } from './label-filter';
 import { projectionCatchUp } from './projection';
 import { CpuUsage } from './cpu-usage';
 import { round } from './stats';
 import { cpuPerRunFigures } from './cpu-per-run';
-import { listeningPid } from './listening-pid';
+import { serversOf, waitUntil } from './stack-probes';
+import { writeResults } from './write-results';
 import { measureFloor, type FloorLoads } from './floor/floor-scenario';
 import { startFloor, type FloorProcess } from './floor/floor-process';
-import { resultsTable, verdictSummary } from './results-table';
 import { createThroughput, CREATE_BODY, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
-import { verdictOf } from './target';
 import { serversLine, startPrivateServers } from './private-servers';
 
 /** The issue's (#26) targets: latency end to end at this rate, CPU per run at that one, as a median of so many. */
@@ -276,65 +274,11 @@ async function main(): Promise<void> {
       writeFileSync(join(cpuProfDir, 'services.json'), JSON.stringify(Object.fromEntries(profiled), null, 2));
     }
   }
-  const out = join(root, 'bench-results');
-  mkdirSync(out, { recursive: true });
-  // The load average says how quiet the box was: figures from a busy one are noise.
-  const machine = {
-    node: process.version,
-    cpus: cpus().length,
-    at: new Date().toISOString(),
-    loadAverage: { atStart: loadAtStart, atEnd: loadavg().map((l) => round(l)) },
-    servers: serversLine(env, privateServers?.started),
-  };
-  const judged = figures.map((f) => (f.target ? { ...f, verdict: verdictOf(f.target, f) } : f));
-  writeFileSync(join(out, 'results.json'), JSON.stringify({ machine, seconds, figures: judged }, null, 2));
-  const table = `${resultsTable(figures)}\n\n${verdictSummary(figures)}`;
-  writeFileSync(
-    join(out, 'latency.svg'),
-    latencyChart(figures, `Latency percentiles, Node ${machine.node}, ${machine.cpus} cores, ${machine.at}`),
-  );
-  writeFileSync(
-    join(out, 'results.md'),
-    `# Benchmark results\n\nNode ${machine.node}, ${machine.cpus} cores, ${machine.at}, load average ${machine.loadAverage.atStart.join(' ')} at the start and ${machine.loadAverage.atEnd.join(' ')} at the end, ${seconds} s per scenario; ${machine.servers}.\n\n${table}\n\n![latency percentiles](latency.svg)\n`,
-  );
-  console.log(table);
+  console.log(writeResults(join(root, 'bench-results'), figures, seconds, loadAtStart, serversLine(env, privateServers?.started)));
   if (!privateServers) {
     await cleanUp(env.natsUrl, env.databaseUrl, namespace);
   }
   process.exit(0); // private servers: the exit stops them and removes their data
-}
-
-/**
- * The processes listening on the stack's NATS, Postgres and Redis ports, so CPU per run counts these
- * servers (and their backends), not other servers of the same name on the box (test containers).
- */
-function serversOf(env: { natsUrl: string; databaseUrl: string; redisUrl: string }): Map<string, number> {
-  const ports: [string, string, number][] = [
-    ['nats-server', env.natsUrl, 4222],
-    ['postgres', env.databaseUrl, 5432],
-    ['redis-server', env.redisUrl, 6379],
-  ];
-  const found = new Map<string, number>();
-  for (const [name, url, defaultPort] of ports) {
-    const pid = listeningPid(Number(new URL(url).port || defaultPort));
-    if (pid === undefined) {
-      console.error(`${name}: no process of this machine listens on ${url}; CPU per run counts every ${name} process instead`);
-    } else {
-      found.set(name, pid);
-    }
-  }
-  return found;
-}
-
-async function waitUntil(probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('timed out');
 }
 
 main().catch((error: unknown) => {

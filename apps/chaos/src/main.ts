@@ -8,13 +8,14 @@ import { ensureDevKeyPair, mintAccessToken, readSigningKey } from '@wrs/auth';
 import { ensureDevCredentialKeys } from '@wrs/credentials';
 import { freePort, LocalStack } from '@wrs/devstack';
 import { openDatabase, Workspaces } from '@wrs/persistence';
-import { check, observe, type Verdict } from './checker';
+import { check, observe } from './checker';
 import { checkContainers } from './container-checker';
 import { containerCancelAfter, containerRun, containerSchedule, containersOf, containerStackEnv } from './container-profile';
 import { describe, Nemesis, schedule } from './nemesis';
 import { sleep, startOwnServers, type DependencyName } from './servers';
 import { EngineEventTap, engineRemove, engineUnusable, TcpProxy } from '@wrs/testing';
 import { Workload } from './workload';
+import { chaosReportMarkdown } from './report-markdown';
 
 const WORKSPACE = 'chaos';
 const SCHEMA = 'chaos';
@@ -201,9 +202,9 @@ async function main(): Promise<void> {
       join(out, 'workload.json'),
       JSON.stringify({ phaseStart, creates: workload.creates, followers: workload.followers }, null, 2),
     );
-    writeFileSync(join(out, 'report.md'), markdown(report, verdicts));
+    writeFileSync(join(out, 'report.md'), chaosReportMarkdown(report, verdicts));
     writeFileSync(join(out, 'stack.log'), lines.join('\n'));
-    console.log(markdown(report, verdicts));
+    console.log(chaosReportMarkdown(report, verdicts));
     log(`report written to ${join(out, 'report.md')} (and report.json, stack.log)`);
     exitCode = report.ok ? 0 : 1;
   } catch (error) {
@@ -233,50 +234,6 @@ function tally(values: readonly string[]): Record<string, number> {
     out[v] = (out[v] ?? 0) + 1;
   }
   return out;
-}
-
-function markdown(
-  report: {
-    seed: number;
-    profile: string;
-    seconds: number;
-    replay: string;
-    settledAfterMs: number;
-    faults: { at: number; description: string; tookMs: number; error?: string }[];
-    counts: Record<string, unknown>;
-    ok: boolean;
-  },
-  verdicts: readonly Verdict[],
-): string {
-  const faults = report.faults.map((f) => `| ${f.at.toFixed(1)} s | ${f.description} | ${f.tookMs} ms | ${f.error ?? ''} |`);
-  const checks = verdicts.map(
-    (v) => `| ${v.ok ? 'PASS' : '**FAIL**'} | ${v.name} | ${v.checked} | ${v.violations.slice(0, 5).join('<br>')} |`,
-  );
-  return [
-    `# Chaos run: ${report.ok ? 'PASS' : 'FAIL'}`,
-    '',
-    `Seed ${report.seed}, profile ${report.profile}, ${report.seconds} s of faults; settled ${(report.settledAfterMs / 1000).toFixed(1)} s after they stopped.`,
-    `Replay: \`${report.replay}\``,
-    '',
-    '## Faults',
-    '',
-    '| at | fault | took | error |',
-    '|---|---|---|---|',
-    ...faults,
-    '',
-    '## Verdicts',
-    '',
-    '| verdict | property | checked | first violations |',
-    '|---|---|---|---|',
-    ...checks,
-    '',
-    '## Counts',
-    '',
-    '```json',
-    JSON.stringify(report.counts, null, 2),
-    '```',
-    '',
-  ].join('\n');
 }
 
 async function waitForPostgres(url: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAnnouncement } from '@wrs/observability';
+import { containerRunArgs } from './container-run-args';
 import { waitFor } from './local-network';
 import type { StackSettings } from './stack-settings';
 
@@ -229,30 +229,9 @@ export class LocalStack {
       });
     }
     const names = Object.keys(env).filter((name) => name !== 'PATH');
-    // Files the services read (keys) are mounted read-only at the same path, so the variables hold,
-    // and handed to the image's user (`U`), as a Kubernetes Secret volume with an fsGroup would be.
-    const files = names.map((name) => env[name] ?? '').flatMap((value) => value.split(',').map((v) => v.replace(/^[\w-]+:/, '')));
-    const mounts = [...new Set(files.filter(isRegularFile))].flatMap((f) => ['--volume', `${f}:${f}:ro,U`]);
     return spawn(
       'podman',
-      [
-        'run',
-        '--rm',
-        '--name',
-        this.containerName(service),
-        '--network',
-        'host',
-        '--read-only',
-        '--tmpfs',
-        '/tmp',
-        '--security-opt',
-        'no-new-privileges',
-        '--cap-drop',
-        'ALL',
-        ...names.flatMap((name) => ['--env', name]),
-        ...mounts,
-        `${images.repository}/${kindOf(service)}:${images.tag}`,
-      ],
+      containerRunArgs(this.containerName(service), `${images.repository}/${kindOf(service)}:${images.tag}`, names, env),
       // Values reach the container through podman's environment (`--env NAME`), never its arguments.
       { env: { ...env, ...images.podmanEnv, PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -294,14 +273,6 @@ export class LocalStack {
         });
       });
     }
-  }
-}
-
-function isRegularFile(path: string): boolean {
-  try {
-    return path.startsWith('/') && statSync(path).isFile();
-  } catch {
-    return false;
   }
 }
 
