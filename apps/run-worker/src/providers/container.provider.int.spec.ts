@@ -50,6 +50,35 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
     expect((await provider.observe(run)).phase).toBe('lost');
   });
 
+  it('eight workers submitting one run at once make one container, and the workload runs once', async () => {
+    // Podman holds the name while the first create makes the container's storage: the others get 500
+    // "already in use" and inspect answers 404 for a moment. Three runs, to meet that window.
+    for (let round = 0; round < 3; round++) {
+      const run = runOf('echo once');
+      await Promise.all(Array.from({ length: 8 }, () => provider.submit(run, placement)));
+      for (let i = 0; i < 50 && (await provider.observe(run)).phase !== 'exited'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect((await provider.logs(run, 0)).map((l) => l.line)).toEqual(['once']);
+      expect((await provider.listHeld()).filter((h) => h.runId === run.runId)).toHaveLength(1);
+      await provider.release(run);
+    }
+  });
+
+  it('a container made but never started (its worker died in between) is started by the next submit', async () => {
+    const run = runOf('echo started-late');
+    const labels = { 'io.workload-run-service.run': run.runId, 'io.workload-run-service.owner': 'wrs' };
+    const body = { Image: IMAGE, Entrypoint: ['/bin/sh', '-c', 'echo started-late'], Labels: labels, HostConfig: { NetworkMode: 'none' } };
+    await engine.createContainer({ _query: { name: `wrs-${run.runId}` }, _body: body } as never);
+    expect((await provider.observe(run)).phase).toBe('pending');
+    await provider.submit(run, placement);
+    for (let i = 0; i < 50 && (await provider.observe(run)).phase !== 'exited'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await provider.logs(run, 0)).map((l) => l.line)).toEqual(['started-late']);
+    await provider.release(run);
+  });
+
   it("applies the workload's resources as the container's limits", async () => {
     const cg = '/sys/fs/cgroup';
     const show =

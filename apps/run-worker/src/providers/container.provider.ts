@@ -1,10 +1,13 @@
 import type Docker from 'dockerode';
 import type { Placement, RunView } from '@wrs/domain';
-import { engineCall } from './container/engine';
+import { containerAppears, engineCall, isNameTaken } from './container/engine';
 import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
 import { demultiplexLogs } from './container/log-frames';
-import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
+import { type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { cpuNanos, memoryBytes } from './quantities';
+
+/** States of a container that was made but never started (Podman says "configured" where Docker says "created"). */
+const NOT_STARTED = new Set(['created', 'configured']);
 
 const LABEL_RUN = 'io.workload-run-service.run';
 const LABEL_WORKSPACE = 'io.workload-run-service.workspace';
@@ -34,18 +37,12 @@ export class ContainerProvider implements RunProvider {
     let existing = await inspect();
     if (existing === undefined) {
       const pulled = await ensureImage(this.engine, run.workload.image, this.pull);
-      try {
-        await this.create(run, pulled);
-      } catch (error) {
-        // Another submit of this run (a second worker) created it meanwhile: Docker answers 409, Podman
-        // 409 or, in a closer race, 500 "name is already in use". The container is this run's all the same.
-        existing = error instanceof ProviderError ? await inspect() : undefined;
-        if (existing === undefined) {
-          throw error;
-        }
+      if ((await this.create(run, pulled)) === 'name_taken') {
+        // Another submit of this run (a second worker) is creating it: the container is this run's all the same.
+        existing = await containerAppears(inspect);
       }
     }
-    if (existing !== undefined && existing.State.Status !== 'created') {
+    if (existing !== undefined && !NOT_STARTED.has(existing.State.Status)) {
       // Started before (by an earlier attempt at this dispatch): starting an exited container again
       // would run the workload twice. Re-attach instead.
       return;
@@ -119,10 +116,21 @@ export class ContainerProvider implements RunProvider {
     await engineCall(`remove container ${handle}`, (o) => this.engine.getContainer(handle).remove({ force: true, ...o }), [404]);
   }
 
-  private async create(run: RunView, pulled: PullSummary | null): Promise<void> {
+  private async create(run: RunView, pulled: PullSummary | null): Promise<'created' | 'name_taken'> {
     // The name goes in the query alone: dockerode would otherwise copy every field (env values too) into the URL.
     const options = { _query: { name: containerName(run) }, _body: this.spec(run, pulled) };
-    await engineCall('create the container', (o) => this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions));
+    const outcome = await engineCall('create the container', async (o) => {
+      try {
+        await this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions);
+        return 'created' as const;
+      } catch (error) {
+        if (isNameTaken(error)) {
+          return 'name_taken' as const;
+        }
+        throw error;
+      }
+    });
+    return outcome ?? 'created';
   }
 
   private spec(run: RunView, pulled: PullSummary | null): Docker.ContainerCreateOptions {

@@ -26,6 +26,41 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * The engine refused a create because the name is in use. Docker answers 409; Podman 409, or 500 while
+ * the other create is still making the container's storage.
+ */
+export function isNameTaken(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === 409 || (status === 500 && /already in use/.test(messageOf(error)));
+}
+
+/** How long a container whose name another create holds may take to show up in inspect. */
+const APPEAR_MS = 10_000;
+
+/**
+ * Waits for a container that another create is making: Podman holds the name while it makes the
+ * storage, and inspect answers 404 until then. An inspect refused meanwhile is tried again too: Podman
+ * answers 500 ("read /proc/N/cgroup") for a container that exits while it is inspected.
+ */
+export async function containerAppears<T>(inspect: () => Promise<T | undefined>): Promise<T> {
+  const until = Date.now() + APPEAR_MS;
+  for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
+    let refused: unknown;
+    const found = await inspect().catch((error: unknown) => {
+      refused = error;
+      return undefined;
+    });
+    if (found !== undefined) {
+      return found;
+    }
+    if (Date.now() > until) {
+      throw refused ?? new Error(`another create holds the container's name, and no container appeared within ${APPEAR_MS} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
 type Bound = { abortSignal: AbortSignal };
 
 /**
