@@ -28,11 +28,11 @@ export class ActiveRunsQuota {
   /** `kept`: the count Redis answered with, if any. */
   async check(workspaceId: string, kept: number | undefined): Promise<QuotaVerdict> {
     const { maxActiveRuns } = await this.limits.for(workspaceId);
-    if (kept !== undefined && Number.isInteger(kept) && kept < maxActiveRuns) {
+    const keptIsValid = kept !== undefined && Number.isInteger(kept);
+    if (keptIsValid && kept < maxActiveRuns) {
       return { exceeded: false, limit: maxActiveRuns, active: kept };
     }
     const active = await this.queries.countActive(workspaceId, maxActiveRuns);
-    const keptIsValid = kept !== undefined && Number.isInteger(kept);
     if (!keptIsValid || active > kept) {
       await this.cache.setActiveRuns(workspaceId, active, this.recountMs);
     }
