@@ -4,6 +4,7 @@ import { CREATE_BODY } from './create-scenario';
 import type { CpuUsage } from './cpu-usage';
 import { perRun } from './cpu-per-run';
 import type { Figure } from './figure';
+import type { StatementStats, StatementWindow } from './pg-statements';
 import { firstEvent, postJson } from './light-http';
 import { percentile, round } from './stats';
 import { below } from './target';
@@ -12,7 +13,8 @@ import { below } from './target';
  * Create-to-first-event through the whole stack at a steady rate, against raw NATS pub-to-sub: the
  * create straight to the api, the stream straight to the relay (as an ingress routes them), after a
  * second of warm-up at the same rate. Also its two halves (the create's answer, then the stream's
- * first event), so a queue shows where it is.
+ * first event), so a queue shows where it is. With `statements`, Postgres's per-statement counters
+ * over the same window as the CPU.
  */
 export async function endToEnd(
   apiUrl: string,
@@ -23,7 +25,8 @@ export async function endToEnd(
   seconds: number,
   measureCpu: () => CpuUsage,
   judgeLatency: boolean,
-): Promise<{ figures: Figure[]; cpuPerRun: Map<string, number> }> {
+  statements?: StatementStats,
+): Promise<{ figures: Figure[]; cpuPerRun: Map<string, number>; statements?: StatementWindow }> {
   const auth = { authorization: `Bearer ${token}` };
   const steady = async (count: number): Promise<{ total: number[]; answers: number[]; firstEvents: number[]; failed: number }> => {
     const out = { total: [] as number[], answers: [] as number[], firstEvents: [] as number[], failed: 0 };
@@ -52,11 +55,13 @@ export async function endToEnd(
     return out;
   };
   await steady(perSecond); // warm-up
+  await statements?.reset();
   const cpu = measureCpu();
   const { total, answers, firstEvents, failed } = await steady(perSecond * seconds);
   // The runs' lives go on a little after their first events: let the worker finish them.
   await new Promise((r) => setTimeout(r, 3000));
   const cpuPerRun = perRun(cpu.since(), perSecond * seconds);
+  const counted = await statements?.read();
   const raw = await rawNatsLatency(natsUrl, 500);
   const at = `at ${perSecond} runs/s`;
   const figures: Figure[] = [
@@ -82,7 +87,7 @@ export async function endToEnd(
     { scenario: 'end-to-end', metric: `of which answer to first event, p99 ${at}`, value: round(percentile(firstEvents, 99)), unit: 'ms' },
     { scenario: 'end-to-end', metric: `runs that failed (create not 201, or no first event) ${at}`, value: failed, unit: 'count' },
   ];
-  return { figures, cpuPerRun };
+  return { figures, cpuPerRun, ...(counted ? { statements: counted } : {}) };
 }
 
 async function rawNatsLatency(natsUrl: string, samples: number): Promise<number[]> {

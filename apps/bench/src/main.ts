@@ -19,6 +19,7 @@ import { measureFloor, type FloorLoads } from './floor/floor-scenario';
 import { startFloor, type FloorProcess } from './floor/floor-process';
 import { createThroughput, CREATE_BODY, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
 import { serversLine, startPrivateServers } from './private-servers';
+import { breakdownPerRun, StatementStats, sumWindows, type StatementBreakdown, type StatementWindow } from './pg-statements';
 
 /** The issue's (#26) targets: latency end to end at this rate, CPU per run at that one, as a median of so many. */
 const JUDGED_LATENCY_RATE = 200;
@@ -103,6 +104,9 @@ async function main(): Promise<void> {
   });
   const figures: Figure[] = [];
   let floor: FloorProcess | undefined;
+  // Postgres's statements during the judged CPU-per-run windows (a private server only: it preloads pg_stat_statements).
+  const statementStats = privateServers && only.has('e2e') ? await StatementStats.open(env.databaseUrl) : undefined;
+  let statements: StatementBreakdown | undefined;
   try {
     const createRun = async (env: Record<string, string>): Promise<string> => {
       const res = await fetch(`${stack.baseUrl}/runs`, {
@@ -208,6 +212,7 @@ async function main(): Promise<void> {
       for (const rate of (process.env['BENCH_E2E_RATE'] ?? '200,100').split(',').map(Number)) {
         // At the judged rate CPU per run is measured three times (its noise here is a few ms); the latency shown is the first's.
         const cpuPerRun: Map<string, number>[] = [];
+        const windows: StatementWindow[] = [];
         for (let i = 0; i < (rate === JUDGED_CPU_RATE ? CPU_MEASUREMENTS : 1); i++) {
           const measured = await endToEnd(
             apiUrl,
@@ -218,11 +223,16 @@ async function main(): Promise<void> {
             seconds,
             () => new CpuUsage(pids, servers),
             rate === JUDGED_LATENCY_RATE,
+            rate === JUDGED_CPU_RATE ? statementStats : undefined,
           );
           figures.push(...(i === 0 ? measured.figures : []));
           cpuPerRun.push(measured.cpuPerRun);
+          windows.push(...(measured.statements ? [measured.statements] : []));
         }
         figures.push(...cpuPerRunFigures(`at ${rate} runs/s`, cpuPerRun, rate === JUDGED_CPU_RATE));
+        if (windows.length > 0) {
+          statements = breakdownPerRun(`at ${rate} runs/s`, sumWindows(windows), rate * seconds * windows.length);
+        }
       }
     }
     for (const size of only.has('fanout') ? fanOutSizes : []) {
@@ -267,6 +277,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await floor?.stop();
+    await statementStats?.close();
     await db.destroy();
     await stack.stop();
     if (cpuProfDir) {
@@ -274,7 +285,9 @@ async function main(): Promise<void> {
       writeFileSync(join(cpuProfDir, 'services.json'), JSON.stringify(Object.fromEntries(profiled), null, 2));
     }
   }
-  console.log(writeResults(join(root, 'bench-results'), figures, seconds, loadAtStart, serversLine(env, privateServers?.started)));
+  console.log(
+    writeResults(join(root, 'bench-results'), figures, seconds, loadAtStart, serversLine(env, privateServers?.started), statements),
+  );
   if (!privateServers) {
     await cleanUp(env.natsUrl, env.databaseUrl, namespace);
   }

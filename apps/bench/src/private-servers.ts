@@ -11,7 +11,9 @@ export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
  * The private Postgres runs with the settings of this machine's shared server (`SHOW ...` on :5432:
  * Debian's postgresql.conf with autovacuum off), so its CPU per run compares with a shared-server run:
  * every commit flushed (fsync, synchronous_commit), the same buffers, connections, WAL sizes and no
- * autovacuum workers.
+ * autovacuum workers. One addition: `pg_stat_statements` is preloaded (planning counted too), so the
+ * bench can say which statements the CPU per run goes to (see StatementStats); its own cost is a
+ * counter update per statement.
  */
 export const POSTGRES_SETTINGS: Readonly<Record<string, string>> = {
   listen_addresses: '127.0.0.1',
@@ -25,6 +27,8 @@ export const POSTGRES_SETTINGS: Readonly<Record<string, string>> = {
   autovacuum: 'off',
   dynamic_shared_memory_type: 'posix',
   TimeZone: 'Etc/UTC',
+  shared_preload_libraries: 'pg_stat_statements',
+  'pg_stat_statements.track_planning': 'on',
 };
 
 /** The name CpuUsage and the results give each server (its process's command name). */

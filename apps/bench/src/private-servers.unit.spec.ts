@@ -41,6 +41,8 @@ describe('private servers (BENCH_PRIVATE_SERVERS=1): what the bench starts', () 
     expect(settings.get('shared_buffers')).toBe('128MB');
     expect(settings.get('autovacuum')).toBe('off');
     expect(settings.get('listen_addresses')).toBe('127.0.0.1');
+    // The one setting the shared server lacks: per-statement counters for the breakdown.
+    expect(settings.get('shared_preload_libraries')).toBe('pg_stat_statements');
     expect(settings.size).toBe(Object.keys(POSTGRES_SETTINGS).length);
     expect(initdbArgs('/tmp/d/postgres')).toEqual(expect.arrayContaining(['-D', '/tmp/d/postgres', '-U', 'postgres', '--auth=trust']));
   });

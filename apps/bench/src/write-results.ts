@@ -4,11 +4,22 @@ import { join } from 'node:path';
 import { latencyChart } from './chart';
 import { resultsTable, verdictSummary } from './results-table';
 import type { Figure } from './scenarios';
+import { statementsTable, type StatementBreakdown } from './pg-statements';
 import { round } from './stats';
 import { verdictOf } from './target';
 
-/** Writes results.json, results.md and latency.svg into `out`, and returns the table with its verdicts. */
-export function writeResults(out: string, figures: Figure[], seconds: number, loadAtStart: number[], servers: string): string {
+/**
+ * Writes results.json, results.md and latency.svg into `out`, and returns the table with its verdicts;
+ * with `statements`, Postgres's per-statement breakdown too.
+ */
+export function writeResults(
+  out: string,
+  figures: Figure[],
+  seconds: number,
+  loadAtStart: number[],
+  servers: string,
+  statements?: StatementBreakdown,
+): string {
   mkdirSync(out, { recursive: true });
   // The load average says how quiet the box was: figures from a busy one are noise.
   const machine = {
@@ -19,8 +30,11 @@ export function writeResults(out: string, figures: Figure[], seconds: number, lo
     servers,
   };
   const judged = figures.map((f) => (f.target ? { ...f, verdict: verdictOf(f.target, f) } : f));
-  writeFileSync(join(out, 'results.json'), JSON.stringify({ machine, seconds, figures: judged }, null, 2));
-  const table = `${resultsTable(figures)}\n\n${verdictSummary(figures)}`;
+  writeFileSync(
+    join(out, 'results.json'),
+    JSON.stringify({ machine, seconds, figures: judged, ...(statements ? { postgresStatements: statements } : {}) }, null, 2),
+  );
+  const table = `${resultsTable(figures)}\n\n${verdictSummary(figures)}${statements ? `\n\n${statementsTable(statements)}` : ''}`;
   writeFileSync(
     join(out, 'latency.svg'),
     latencyChart(figures, `Latency percentiles, Node ${machine.node}, ${machine.cpus} cores, ${machine.at}`),
