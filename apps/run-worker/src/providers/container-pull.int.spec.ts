@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { toRunView, type RunView } from '@wrs/domain';
+import { randomBytes } from 'node:crypto';
+import type { RunView } from '@wrs/domain';
 import {
   buildBusyboxImage,
   CONTAINER_SOCKET,
@@ -14,35 +14,12 @@ import {
   type LoopbackRegistry,
 } from '@wrs/testing';
 import { ContainerProvider } from './container.provider';
+import { containerRunOf, exitCodeOf } from './container-runs.testing';
 import { containerEngine } from './container/engine';
 import { DEFAULT_PULL, type PullSettings } from './container/image-pull';
 
 const engine = containerEngine(CONTAINER_SOCKET);
 const placement = { provider: 'container', region: 'local', reason: 'test', candidates: [] };
-
-function runOf(image: string, command: string): RunView {
-  const at = new Date().toISOString();
-  return toRunView(
-    {
-      runId: randomUUID(),
-      workspaceId: 'ws',
-      state: 'queued',
-      workload: { image, command: ['/bin/sh', '-c', command] },
-      requested: { provider: 'container', region: 'local' },
-      placement: null,
-      idempotencyKey: 'k',
-      createdAt: at,
-      dispatchedAt: null,
-      startedAt: null,
-      finishedAt: null,
-      exitCode: null,
-      failure: null,
-      cancellation: null,
-      logLines: 0,
-    },
-    1,
-  );
-}
 
 const providerWith = (pull: Partial<PullSettings> = {}) =>
   new ContainerProvider(engine, 'container', 'wrs-pull-test', { ...DEFAULT_PULL, ...pull });
@@ -82,28 +59,14 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
     await registry?.stop();
   });
 
-  async function exited(provider: ContainerProvider, run: RunView): Promise<number> {
-    const until = Date.now() + patience(20_000);
-    for (;;) {
-      const seen = await provider.observe(run);
-      if (seen.phase === 'exited') {
-        return seen.exitCode;
-      }
-      if (Date.now() > until) {
-        throw new Error(`the container did not exit: ${JSON.stringify(seen)}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
   it('pulls a missing image by its registry name and runs it; a second submit of the run starts no second container', async () => {
     expect(await engineHas(image)).toBe(false);
     const provider = providerWith();
-    const run = runOf(image, 'echo pulled-and-ran');
+    const run = containerRunOf(image, 'echo pulled-and-ran');
     runs.push(run);
     // Two workers handed the same run at once: both pull, one creates, both start: one container.
     await Promise.all([provider.submit(run, placement), provider.submit(run, placement)]);
-    expect(await exited(provider, run)).toBe(0);
+    expect(await exitCodeOf(provider, run)).toBe(0);
     const lines = (await provider.logs(run, 0)).map((l) => l.line);
     expect(lines).toEqual([
       expect.stringMatching(new RegExp(`^\\[wrs\\] pulled ${image.replace(/[.]/g, '\\.')} in \\d+\\.\\d s$`)),
@@ -114,20 +77,20 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
   });
 
   it('IfNotPresent does not pull an image the engine has; Always pulls it again', async () => {
-    const present = runOf(image, 'echo again');
-    const always = runOf(image, 'echo always');
+    const present = containerRunOf(image, 'echo again');
+    const always = containerRunOf(image, 'echo always');
     runs.push(present, always);
     expect(await engineHas(image)).toBe(true);
     await providerWith().submit(present, placement);
     await providerWith({ policy: 'Always' }).submit(always, placement);
-    expect(await exited(providerWith(), present)).toBe(0);
-    expect(await exited(providerWith(), always)).toBe(0);
+    expect(await exitCodeOf(providerWith(), present)).toBe(0);
+    expect(await exitCodeOf(providerWith(), always)).toBe(0);
     expect((await providerWith().logs(present, 0)).map((l) => l.line)).toEqual(['again']);
     expect((await providerWith().logs(always, 0)).map((l) => l.line)).toEqual([expect.stringMatching(/^\[wrs\] pulled /), 'always']);
   });
 
   it('a name the registry does not have is image_not_found, and no container is made', async () => {
-    const run = runOf(`${registry.host}/wrs/nope-${suffix}:1`, 'true');
+    const run = containerRunOf(`${registry.host}/wrs/nope-${suffix}:1`, 'true');
     runs.push(run);
     await expect(providerWith().submit(run, placement)).rejects.toMatchObject({
       name: 'ProviderError',
@@ -142,7 +105,7 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
     buildBusyboxImage(local);
     pushToRegistry(local, registry.host, `wrs/never-${suffix}:1`);
     removeLocalImage(local);
-    const run = runOf(other, 'true');
+    const run = containerRunOf(other, 'true');
     runs.push(run);
     await expect(providerWith({ policy: 'Never' }).submit(run, placement)).rejects.toMatchObject({
       code: 'image_not_found',
@@ -155,7 +118,7 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
   it('a registry that asks for credentials the provider does not have is registry_auth_failed', async () => {
     const guarded = await startLoopbackRegistry({ auth: true });
     try {
-      const run = runOf(`${guarded.host}/wrs/anything:1`, 'true');
+      const run = containerRunOf(`${guarded.host}/wrs/anything:1`, 'true');
       runs.push(run);
       await expect(providerWith().submit(run, placement)).rejects.toMatchObject({
         code: 'registry_auth_failed',
@@ -169,7 +132,7 @@ describeNeeding(containerEngineMissing() ?? loopbackRegistryMissing())('Containe
   it('a pull that does not finish within pullTimeoutSeconds is abandoned as image_pull_timed_out', async () => {
     const silent = await startSilentRegistry();
     try {
-      const run = runOf(`${silent.host}/wrs/hangs:1`, 'true');
+      const run = containerRunOf(`${silent.host}/wrs/hangs:1`, 'true');
       runs.push(run);
       const started = Date.now();
       await expect(providerWith({ timeoutMs: 2_000 }).submit(run, placement)).rejects.toMatchObject({ code: 'image_pull_timed_out' });

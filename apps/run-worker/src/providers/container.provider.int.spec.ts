@@ -1,35 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { toRunView, type RunView } from '@wrs/domain';
 import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding } from '@wrs/testing';
 import { ContainerProvider } from './container.provider';
+import { containerRunOf, exitCodeOf } from './container-runs.testing';
 import { containerEngine } from './container/engine';
 
 const SOCKET = CONTAINER_SOCKET;
 const IMAGE = CONTAINER_IMAGE;
-
-function runOf(command: string, resources?: RunView['workload']['resources']): RunView {
-  const at = new Date().toISOString();
-  return toRunView(
-    {
-      runId: randomUUID(),
-      workspaceId: 'ws',
-      state: 'queued',
-      workload: { image: IMAGE, command: ['/bin/sh', '-c', command], ...(resources ? { resources } : {}) },
-      requested: { provider: 'container', region: 'local' },
-      placement: null,
-      idempotencyKey: 'k',
-      createdAt: at,
-      dispatchedAt: null,
-      startedAt: null,
-      finishedAt: null,
-      exitCode: null,
-      failure: null,
-      cancellation: null,
-      logLines: 0,
-    },
-    1,
-  );
-}
 
 describeNeeding(containerEngineMissing())('ContainerProvider against a real engine', () => {
   const engine = containerEngine(SOCKET);
@@ -37,11 +12,9 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
   const placement = { provider: 'container', region: 'local', reason: 'test', candidates: [] };
 
   it('submitting again for the same run re-attaches: a finished workload never runs twice', async () => {
-    const run = runOf('echo once');
+    const run = containerRunOf(IMAGE, 'echo once');
     await provider.submit(run, placement);
-    for (let i = 0; i < 50 && (await provider.observe(run)).phase !== 'exited'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    expect(await exitCodeOf(provider, run)).toBe(0);
     // A stale view of the run (still queued) leads the worker to dispatch it again.
     await provider.submit(run, placement);
     await new Promise((r) => setTimeout(r, 500));
@@ -54,11 +27,9 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
     // Podman holds the name while the first create makes the container's storage: the others get 500
     // "already in use" and inspect answers 404 for a moment. Three runs, to meet that window.
     for (let round = 0; round < 3; round++) {
-      const run = runOf('echo once');
+      const run = containerRunOf(IMAGE, 'echo once');
       await Promise.all(Array.from({ length: 8 }, () => provider.submit(run, placement)));
-      for (let i = 0; i < 50 && (await provider.observe(run)).phase !== 'exited'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      expect(await exitCodeOf(provider, run)).toBe(0);
       expect((await provider.logs(run, 0)).map((l) => l.line)).toEqual(['once']);
       expect((await provider.listHeld()).filter((h) => h.runId === run.runId)).toHaveLength(1);
       await provider.release(run);
@@ -66,15 +37,13 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
   });
 
   it('a container made but never started (its worker died in between) is started by the next submit', async () => {
-    const run = runOf('echo started-late');
+    const run = containerRunOf(IMAGE, 'echo started-late');
     const labels = { 'io.workload-run-service.run': run.runId, 'io.workload-run-service.owner': 'wrs' };
     const body = { Image: IMAGE, Entrypoint: ['/bin/sh', '-c', 'echo started-late'], Labels: labels, HostConfig: { NetworkMode: 'none' } };
     await engine.createContainer({ _query: { name: `wrs-${run.runId}` }, _body: body } as never);
     expect((await provider.observe(run)).phase).toBe('pending');
     await provider.submit(run, placement);
-    for (let i = 0; i < 50 && (await provider.observe(run)).phase !== 'exited'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    expect(await exitCodeOf(provider, run)).toBe(0);
     expect((await provider.logs(run, 0)).map((l) => l.line)).toEqual(['started-late']);
     await provider.release(run);
   });
@@ -84,11 +53,9 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
     const show =
       `if [ -f ${cg}/memory.max ]; then cat ${cg}/memory.max ${cg}/cpu.max; ` +
       `else cat ${cg}/memory/memory.limit_in_bytes; echo "$(cat ${cg}/cpu/cpu.cfs_quota_us) $(cat ${cg}/cpu/cpu.cfs_period_us)"; fi`;
-    const run = runOf(show, { cpu: '500m', memory: '256Mi' });
+    const run = containerRunOf(IMAGE, show, { cpu: '500m', memory: '256Mi' });
     await provider.submit(run, placement);
-    for (let i = 0; i < 50 && (await provider.observe(run)).phase !== 'exited'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    expect(await exitCodeOf(provider, run)).toBe(0);
     const lines = (await provider.logs(run, 0)).map((l) => l.line);
     await provider.release(run);
     // Memory in bytes; CPU as "<quota> <period>" (cgroup v2 cpu.max, or v1's two files): half a core.
