@@ -18,10 +18,7 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
   if (hasTimedOut(run, context.nowMs())) {
     await provider.cancel(run);
     await provider.release?.(run);
-    const limit = timeoutOf(run.workload);
-    const why =
-      run.state === 'starting' ? `the workload did not start within ${limit} s of its dispatch` : `the workload ran longer than ${limit} s`;
-    await fail(context, run, 'timed_out', why);
+    await fail(context, run, 'timed_out', `the workload ran longer than ${timeoutOf(run.workload)} s`);
     return;
   }
   const observation = await observed(context, provider, run);

@@ -52,17 +52,11 @@ class ScriptedProvider implements RunProvider {
   /** A provider that stopped answering: every observe fails. */
   silent = false;
 
-  /** A provider that holds workloads but never starts them (a pod that cannot be scheduled). */
-  neverStarts = false;
-
   observe(run: RunView): Promise<Observation> {
     if (this.silent) {
       return Promise.reject(new Error('connect ECONNREFUSED'));
     }
-    if (!this.held.has(run.runId)) {
-      return Promise.resolve({ phase: 'lost', reason: 'not here' });
-    }
-    return Promise.resolve(this.neverStarts ? { phase: 'pending' } : { phase: 'running' });
+    return Promise.resolve(this.held.has(run.runId) ? { phase: 'running' } : { phase: 'lost', reason: 'not here' });
   }
 
   logs(): Promise<LogLine[]> {
@@ -137,7 +131,6 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     second.submits = [];
     first.stubborn = false;
     first.silent = false;
-    first.neverStarts = false;
     errors.length = 0;
   });
 
@@ -150,14 +143,14 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     return toRunView(state, version);
   }
 
-  async function createdRun(provider = 'auto', deadline?: string, timeoutSeconds?: number): Promise<string> {
+  async function createdRun(provider = 'auto', deadline?: string): Promise<string> {
     const runId = randomUUID();
     const created: RunEvent = {
       type: 'run.created',
       data: {
         runId,
         workspaceId: 'ws',
-        workload: { image: 'busybox', ...(timeoutSeconds ? { timeoutSeconds } : {}) },
+        workload: { image: 'busybox' },
         provider,
         region: 'auto',
         idempotencyKey: randomUUID(),
@@ -258,24 +251,6 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     now += UNRESPONSIVE_MS + 1;
     expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.failed']);
     expect((await viewOf(runId)).failure).toMatchObject({ code: 'provider_error', message: expect.stringContaining('has not answered') });
-  });
-
-  it('a run whose workload never starts fails timed_out timeoutSeconds after its dispatch, and its workload is removed', async () => {
-    const runId = await createdRun('first', undefined, 60);
-    first.neverStarts = true;
-    await driveUntil(runId, 2);
-    await until(() => first.held.has(runId));
-    // Still pending within the limit: observed, nothing recorded.
-    now += 60_000;
-    const version = (await viewOf(runId)).version;
-    reconciler.poke(await viewOf(runId));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await viewOf(runId)).version).toBe(version);
-    now += 1;
-    expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.failed']);
-    expect((await viewOf(runId)).failure).toEqual({ code: 'timed_out', message: 'the workload did not start within 60 s of its dispatch' });
-    expect(first.held.has(runId)).toBe(false);
-    expect(first.canceled).toContain(runId);
   });
 
   it('a run no candidate can take now waits, says why once, and is placed when a place frees', async () => {

@@ -508,8 +508,6 @@ export interface components {
              *     workloads of finished runs). `registry_auth_failed`: the image's registry refused the
              *     provider's credentials. `image_pull_timed_out`: pulling the image took longer than the
              *     provider's pull timeout. `image_not_found`: the registry says the image does not exist.
-             *     `timed_out`: the workload ran longer than its `timeoutSeconds`, or had not started that long
-             *     after the run was dispatched; either way the worker removes it.
              * @enum {string}
              */
             code: "workload_exit_nonzero" | "image_not_found" | "provider_error" | "provider_credential_missing" | "provider_lost" | "no_capacity" | "timed_out" | "cancel_unconfirmed" | "registry_auth_failed" | "image_pull_timed_out";

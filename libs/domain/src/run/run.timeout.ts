@@ -8,16 +8,12 @@ export function timeoutOf(workload: Workload): number {
   return workload.timeoutSeconds ?? MAX_RUN_SECONDS;
 }
 
-/**
- * Whether a run has outlived its workload's time limit at `nowMs`: running longer than it, or still
- * starting that long after its dispatch (a pod that is never scheduled, a container that never runs).
- */
+/** Whether a running run has outlived its workload's time limit at `nowMs`. */
 export function hasTimedOut(
-  run: { readonly state: string; readonly dispatchedAt: string | null; readonly startedAt: string | null; readonly workload: Workload },
+  run: { readonly state: string; readonly startedAt: string | null; readonly workload: Workload },
   nowMs: number,
 ): boolean {
-  const since = run.state === 'running' ? run.startedAt : run.state === 'starting' ? run.dispatchedAt : null;
-  return since !== null && nowMs - Date.parse(since) > timeoutOf(run.workload) * 1000;
+  return run.state === 'running' && run.startedAt !== null && nowMs - Date.parse(run.startedAt) > timeoutOf(run.workload) * 1000;
 }
 
 /** Whether an unfinished run not already being canceled has passed its deadline (`Cancel-After`) at `nowMs`. */
