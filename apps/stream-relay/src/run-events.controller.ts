@@ -10,6 +10,7 @@ import { RunEventStreams } from './feed/run-event-streams';
 import { parseLastEventId } from './last-event-id';
 import { sseFrameOf } from './sse-frames';
 import { SseWriter } from './sse-writer';
+import { Deadlines, Heartbeats } from './stream-timers';
 
 export const RELAY_OPTIONS = Symbol('RELAY_OPTIONS');
 
@@ -25,12 +26,18 @@ export interface RelayOptions {
 @Controller('runs')
 export class RunEventsController implements BeforeApplicationShutdown {
   private readonly logger = new Logger('RunEventsController');
+  /** One timer for all open streams' heartbeats, one for their maximum durations. */
+  readonly heartbeats: Heartbeats<SseWriter>;
+  readonly deadlines: Deadlines<RunEventStream>;
 
   constructor(
     private readonly streams: RunEventStreams,
     private readonly credentials: CredentialWatch,
     @Inject(RELAY_OPTIONS) private readonly options: RelayOptions,
-  ) {}
+  ) {
+    this.heartbeats = new Heartbeats(options.heartbeatMs);
+    this.deadlines = new Deadlines(options.maxDurationMs);
+  }
 
   @Get(':runId/events')
   async stream(
@@ -71,8 +78,8 @@ export class RunEventsController implements BeforeApplicationShutdown {
     const sse = new SseWriter(res, this.options);
     sse.open(this.options.retryMs);
     sseOpenStreams.inc();
-    const heartbeat = setInterval(() => sse.heartbeat(), this.options.heartbeatMs);
-    const deadline = setTimeout(() => void stream.close(), this.options.maxDurationMs);
+    this.heartbeats.add(sse);
+    this.deadlines.add(stream);
     res.on('close', () => void stream.close());
     // A client that hung up while the stream was opening fired 'close' already: free its place now.
     if (res.destroyed) {
@@ -99,8 +106,8 @@ export class RunEventsController implements BeforeApplicationShutdown {
       }
     } finally {
       sseOpenStreams.dec();
-      clearInterval(heartbeat);
-      clearTimeout(deadline);
+      this.heartbeats.delete(sse);
+      this.deadlines.delete(stream);
       unwatch();
       await stream.close();
       if (ended) {
