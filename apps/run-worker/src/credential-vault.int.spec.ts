@@ -46,6 +46,21 @@ describe('CredentialVault: provider keys opened only in the worker, at dispatch'
     expect(await vault.open('ws-elsewhere', 'kubernetes', 'eu-1')).toBeNull();
   });
 
+  it('answers each dispatch from the table as it is then, past the fifth lookup (where a generic plan may take over)', async () => {
+    const vault = new CredentialVault(credentials, new Map([['k1', kek.privateKey]]));
+    for (let i = 0; i < 4; i++) {
+      expect(await vault.open('ws-g', 'kubernetes', 'eu-1')).toBeNull();
+    }
+    await store('ws-g', null, 'g-any-secret');
+    for (let i = 0; i < 3; i++) {
+      expect(await vault.open('ws-g', 'kubernetes', 'eu-1')).toBe('g-any-secret');
+    }
+    await store('ws-g', 'eu-1', 'g-eu-secret');
+    expect(await vault.open('ws-g', 'kubernetes', 'eu-1')).toBe('g-eu-secret');
+    expect(await vault.open('ws-g', 'kubernetes', 'us-1')).toBe('g-any-secret');
+    expect(await vault.open('ws-g', 'container', 'eu-1')).toBeNull();
+  });
+
   it('cannot open a record copied into another workspace, nor without the private KEK', async () => {
     const id = await store('ws-a', 'r1', 'a-secret');
     await db.query(`UPDATE provider_credentials SET workspace_id = 'ws-b' WHERE id = $1`, [id]);

@@ -1,4 +1,5 @@
 export * from './data-source';
+export * from './named-statement';
 export * from './schema-version';
 export * from './state-version-sql';
 export * from './run-queries';

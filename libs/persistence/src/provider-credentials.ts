@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { runNamed, type NamedStatement } from './named-statement';
 
 /** What may be shown of a stored provider key: never the key, never its sealed form. */
 export interface ProviderCredentialSummary {
@@ -27,6 +28,14 @@ interface Row {
 }
 
 const SUMMARY = 'id, workspace_id, provider, region, fingerprint, last_four, created_at';
+
+/** The worker asks this for every run it dispatches: named, so it is planned once per connection. */
+const FOR_DISPATCH: NamedStatement = {
+  name: 'wrs_credential_for_dispatch',
+  text: `SELECT ${SUMMARY}, sealed FROM provider_credentials
+          WHERE workspace_id = $1 AND provider = $2 AND (region = $3 OR region IS NULL)
+          ORDER BY (region IS NULL), created_at DESC LIMIT 1`,
+};
 
 export class ProviderCredentials {
   constructor(private readonly db: DataSource) {}
@@ -77,12 +86,7 @@ export class ProviderCredentials {
 
   /** For the worker at dispatch: the sealed key for a provider (and region, else any region). */
   async forDispatch(workspaceId: string, provider: string, region: string): Promise<ProviderCredentialRecord | null> {
-    const rows: Row[] = await this.db.query(
-      `SELECT ${SUMMARY}, sealed FROM provider_credentials
-        WHERE workspace_id = $1 AND provider = $2 AND (region = $3 OR region IS NULL)
-        ORDER BY (region IS NULL), created_at DESC LIMIT 1`,
-      [workspaceId, provider, region],
-    );
+    const rows = await runNamed<Row>(this.db, FOR_DISPATCH, [workspaceId, provider, region]);
     const [row] = rows;
     return row ? { ...summary(row), workspaceId: row.workspace_id, sealed: row.sealed } : null;
   }

@@ -1,7 +1,20 @@
 import { toRunView, type RunState, type RunView } from '@wrs/domain';
 import type { DataSource } from 'typeorm';
+import { runNamed, type NamedStatement } from './named-statement';
 import { STATE_VERSION_SQL } from './state-version-sql';
 import type { RunListFilter, RunPage } from './run-list';
+
+/** The worker's counts for placement (on every dispatch that finds no fresh count) and its sweep: named, planned once per connection. */
+const PLACED_COUNTS: NamedStatement = {
+  name: 'wrs_runs_placed_counts',
+  text: `SELECT body->'placement'->>'provider' AS provider, body->'placement'->>'region' AS region, count(*) AS n
+           FROM runs WHERE NOT terminal AND body->'placement' IS NOT NULL AND body->'placement' <> 'null'::jsonb GROUP BY 1, 2`,
+};
+
+const ACTIVE: NamedStatement = {
+  name: 'wrs_runs_active',
+  text: `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1`,
+};
 
 export class RunQueries {
   constructor(private readonly db: DataSource) {}
@@ -73,10 +86,7 @@ export class RunQueries {
    * capacity limit counts. Keyed by `provider/region`.
    */
   async placedCounts(): Promise<Map<string, number>> {
-    const rows: { provider: string; region: string; n: string }[] = await this.db.query(
-      `SELECT body->'placement'->>'provider' AS provider, body->'placement'->>'region' AS region, count(*) AS n
-         FROM runs WHERE NOT terminal AND body->'placement' IS NOT NULL AND body->'placement' <> 'null'::jsonb GROUP BY 1, 2`,
-    );
+    const rows = await runNamed<{ provider: string; region: string; n: string }>(this.db, PLACED_COUNTS);
     return new Map(rows.map((r) => [`${r.provider}/${r.region}`, Number(r.n)]));
   }
 
@@ -85,10 +95,7 @@ export class RunQueries {
    * on `updated_at` serves it, so a sweep does not sort every unfinished run (it was a worker's main cost).
    */
   async active(limit: number): Promise<RunView[]> {
-    const rows: StoredRun[] = await this.db.query(
-      `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1`,
-      [limit],
-    );
+    const rows = await runNamed<StoredRun>(this.db, ACTIVE, [limit]);
     return rows.map(viewOf);
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StreamRunEvent } from '@wrs/messaging';
-import type { WebhookEventKind } from '@wrs/persistence';
+import { runNamed, type NamedStatement, type WebhookEventKind } from '@wrs/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import { logsPayload, LOGS_WINDOW_MS, MAX_LINES_PER_DELIVERY, owedBy, wants, type LogLine, type WebhookPayload } from './webhook-payloads';
 
@@ -10,6 +10,12 @@ interface Endpoint {
   events: WebhookEventKind[];
   created_at: Date;
 }
+
+/** Asked for most batches of `run.started` and terminal events: named, so it is planned once per connection. */
+const ANY_ENDPOINT: NamedStatement = {
+  name: 'wrs_webhooks_any_endpoint',
+  text: 'SELECT 1 FROM webhooks WHERE workspace_id = ANY($1) LIMIT 1',
+};
 
 /** How long the cursor may stay behind events that owed nothing: a restart reads them again, and they owe nothing again. */
 const IDLE_CURSOR_WRITE_MS = 1_000;
@@ -79,7 +85,7 @@ export class IntakeStore {
 
   private async anyEndpoint(events: readonly StreamRunEvent[]): Promise<boolean> {
     const workspaces = [...new Set(events.map((e) => e.workspaceId))];
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM webhooks WHERE workspace_id = ANY($1) LIMIT 1', [workspaces]);
+    const rows = await runNamed(this.db, ANY_ENDPOINT, [workspaces]);
     return rows.length > 0;
   }
 }

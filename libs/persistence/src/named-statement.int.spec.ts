@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import type { DataSource } from 'typeorm';
+import { migrate, openDatabase } from './data-source';
+import { runNamed } from './named-statement';
+import { RunQueries } from './run-queries';
+import { Workspaces } from './workspaces';
+
+describe('named statements: prepared once per connection, answering like the plain query', () => {
+  let env: IsolatedEnvironment;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment();
+    await migrate(env.database);
+    // One connection, so the session that prepared the statement is the one asked about it.
+    db = await openDatabase({ ...env.database, poolSize: 1 });
+  });
+
+  afterAll(async () => {
+    await db.destroy();
+    await env.cleanup();
+  });
+
+  it('is prepared on the connection under its name, and each execution answers for its own values', async () => {
+    const statement = { name: `wrs_test_${randomUUID().slice(0, 8)}`, text: 'SELECT $1::int * 2 AS doubled' };
+    for (let i = 0; i < 8; i++) {
+      // Past the fifth execution, where Postgres may switch to a generic plan.
+      expect(await runNamed<{ doubled: number }>(db, statement, [i])).toEqual([{ doubled: i * 2 }]);
+    }
+    const prepared: { name: string; statement: string }[] = await db.query('SELECT name, statement FROM pg_prepared_statements');
+    expect(prepared).toContainEqual({ name: statement.name, statement: statement.text });
+  });
+
+  it("reads the connection's own schema (its search_path), not another data source's", async () => {
+    const other = await isolatedEnvironment();
+    await migrate(other.database);
+    const otherDb = await openDatabase({ ...other.database, poolSize: 1 });
+    try {
+      await new Workspaces(otherDb).ensure('ws-only-there', 'Other');
+      await otherDb.query(
+        `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at, state_version)
+         VALUES ($1, 'ws-only-there', 'running', false, 1, $2, now(), now(), 1)`,
+        [randomUUID(), JSON.stringify({ placement: { provider: 'container', region: 'local' } })],
+      );
+      // The same statement names on both pools: each connection planned them against its own schema.
+      expect(await new RunQueries(otherDb).placedCounts()).toEqual(new Map([['container/local', 1]]));
+      expect(await new RunQueries(db).placedCounts()).toEqual(new Map());
+    } finally {
+      await otherDb.destroy();
+      await other.cleanup();
+    }
+  });
+});

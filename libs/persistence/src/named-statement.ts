@@ -1,0 +1,24 @@
+import type { DataSource } from 'typeorm';
+
+/** A statement Postgres parses and plans once per connection (by its name), then only executes. */
+export interface NamedStatement {
+  /** Unique in the process: one name is one text on every connection. */
+  readonly name: string;
+  readonly text: string;
+}
+
+/** The node-postgres pool a TypeORM Postgres data source holds (the part of it used here). */
+interface PgPool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Runs a named statement on a connection of the data source's pool, outside any transaction. For the
+ * statements a service runs for every run or on a timer: TypeORM's `query` sends each unnamed, so
+ * Postgres parses and plans it again every time (for a lookup by key, planning was most of its cost).
+ * After five executions Postgres may keep one generic plan for the statement on that connection.
+ */
+export async function runNamed<R>(db: DataSource, statement: NamedStatement, values: readonly unknown[] = []): Promise<R[]> {
+  const pool = (db.driver as unknown as { master: PgPool }).master;
+  return (await pool.query({ name: statement.name, text: statement.text, values: [...values] })).rows as R[];
+}
