@@ -15,13 +15,15 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
       `the run's provider ${run.placement?.provider ?? '(none)'} is not available to this worker; its workload may still be running`,
     );
   }
-  if (hasTimedOut(run, context.nowMs())) {
+  const observation = await observed(context, provider, run);
+  // Past its limit only while the provider still has it running: one that exited meanwhile (a worker
+  // that was down or busy looks late) is recorded as it ended, not killed after the fact.
+  if (observation.phase === 'running' && hasTimedOut(run, context.nowMs())) {
     await provider.cancel(run);
     await provider.release?.(run);
     await fail(context, run, 'timed_out', `the workload ran longer than ${timeoutOf(run.workload)} s`);
     return;
   }
-  const observation = await observed(context, provider, run);
   switch (observation.phase) {
     case 'pending':
       // Starting and not running yet: submitted again (idempotent), as a worker that died between

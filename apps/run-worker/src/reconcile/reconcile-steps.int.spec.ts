@@ -52,11 +52,17 @@ class ScriptedProvider implements RunProvider {
   /** A provider that stopped answering: every observe fails. */
   silent = false;
 
+  /** Runs whose workloads have exited 0. */
+  readonly exited = new Set<string>();
+
   observe(run: RunView): Promise<Observation> {
     if (this.silent) {
       return Promise.reject(new Error('connect ECONNREFUSED'));
     }
-    return Promise.resolve(this.held.has(run.runId) ? { phase: 'running' } : { phase: 'lost', reason: 'not here' });
+    if (!this.held.has(run.runId)) {
+      return Promise.resolve({ phase: 'lost', reason: 'not here' });
+    }
+    return Promise.resolve(this.exited.has(run.runId) ? { phase: 'exited', exitCode: 0 } : { phase: 'running' });
   }
 
   logs(): Promise<LogLine[]> {
@@ -143,14 +149,14 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     return toRunView(state, version);
   }
 
-  async function createdRun(provider = 'auto', deadline?: string): Promise<string> {
+  async function createdRun(provider = 'auto', deadline?: string, timeoutSeconds?: number): Promise<string> {
     const runId = randomUUID();
     const created: RunEvent = {
       type: 'run.created',
       data: {
         runId,
         workspaceId: 'ws',
-        workload: { image: 'busybox' },
+        workload: { image: 'busybox', ...(timeoutSeconds ? { timeoutSeconds } : {}) },
         provider,
         region: 'auto',
         idempotencyKey: randomUUID(),
@@ -167,8 +173,8 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     return startedRunWithDeadline(undefined);
   }
 
-  async function startedRunWithDeadline(deadline: string | undefined): Promise<string> {
-    const runId = await createdRun('auto', deadline);
+  async function startedRunWithDeadline(deadline: string | undefined, timeoutSeconds?: number): Promise<string> {
+    const runId = await createdRun('auto', deadline, timeoutSeconds);
     await driveUntil(runId, 2);
     // Poked until started: a poke while the first drive still holds the run is a no-op.
     const types = await eventually(async () => {
@@ -251,6 +257,19 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     now += UNRESPONSIVE_MS + 1;
     expect(await driveUntil(runId, 3)).toEqual(['run.created', 'run.dispatched', 'run.failed']);
     expect((await viewOf(runId)).failure).toMatchObject({ code: 'provider_error', message: expect.stringContaining('has not answered') });
+  });
+
+  it('a running workload past timeoutSeconds is stopped and fails timed_out; one that exited first, seen late, succeeds', async () => {
+    const overrun = await startedRunWithDeadline(undefined, 60);
+    const finished = await startedRunWithDeadline(undefined, 60);
+    first.exited.add(finished); // it exited 0 within its limit; the worker was down and looks 61 s on
+    now += 61_000;
+    const started = ['run.created', 'run.dispatched', 'run.started'];
+    expect(await driveUntil(overrun, 4)).toEqual([...started, 'run.failed']);
+    expect((await viewOf(overrun)).failure).toEqual({ code: 'timed_out', message: 'the workload ran longer than 60 s' });
+    expect(first.canceled).toContain(overrun);
+    expect(await driveUntil(finished, 4)).toEqual([...started, 'run.succeeded']);
+    expect(first.canceled).not.toContain(finished);
   });
 
   it('a run no candidate can take now waits, says why once, and is placed when a place frees', async () => {
