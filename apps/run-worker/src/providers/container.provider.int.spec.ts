@@ -1,7 +1,9 @@
+import type { RunView } from '@wrs/domain';
 import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding } from '@wrs/testing';
 import { ContainerProvider } from './container.provider';
 import { containerRunOf, exitCodeOf } from './container-runs.testing';
 import { containerEngine } from './container/engine';
+import { DEFAULT_PULL } from './container/image-pull';
 
 const SOCKET = CONTAINER_SOCKET;
 const IMAGE = CONTAINER_IMAGE;
@@ -36,15 +38,50 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
     }
   });
 
-  it('a container made but never started (its worker died in between) is started by the next submit', async () => {
-    const run = containerRunOf(IMAGE, 'echo started-late');
+  /** Makes the run's container as a worker that died before starting it would have left it. */
+  async function madeNotStarted(run: RunView, command: string): Promise<void> {
     const labels = { 'io.workload-run-service.run': run.runId, 'io.workload-run-service.owner': 'wrs' };
-    const body = { Image: IMAGE, Entrypoint: ['/bin/sh', '-c', 'echo started-late'], Labels: labels, HostConfig: { NetworkMode: 'none' } };
+    const body = { Image: IMAGE, Entrypoint: ['/bin/sh', '-c', command], Labels: labels, HostConfig: { NetworkMode: 'none' } };
     await engine.createContainer({ _query: { name: `wrs-${run.runId}` }, _body: body } as never);
+  }
+
+  it('a container made but never started (its worker died in between) is started by the next submit after the grace', async () => {
+    const run = containerRunOf(IMAGE, 'echo started-late');
+    await madeNotStarted(run, 'echo started-late');
     expect((await provider.observe(run)).phase).toBe('pending');
-    await provider.submit(run, placement);
+    await new ContainerProvider(engine, 'container', 'wrs', DEFAULT_PULL, 300).submit(run, placement);
     expect(await exitCodeOf(provider, run)).toBe(0);
     expect((await provider.logs(run, 0)).map((l) => l.line)).toEqual(['started-late']);
+    await provider.release(run);
+  });
+
+  it('a submit that saw the container unstarted, while its maker ran it to the end, does not run it again', async () => {
+    const run = containerRunOf(IMAGE, 'echo once');
+    // A second worker whose process stalls 1.5 s after each inspect answers (GC, a busy event loop).
+    const stalling = new Proxy(engine, {
+      get(target, prop) {
+        if (prop !== 'getContainer') {
+          return Reflect.get(target, prop) as unknown;
+        }
+        return (id: string) => {
+          const container = target.getContainer(id);
+          const inspect = container.inspect.bind(container);
+          const slowly = async (options?: object) => {
+            const seen = await inspect(options ?? {});
+            await new Promise((r) => setTimeout(r, 1500));
+            return seen;
+          };
+          return Object.assign(container, { inspect: slowly });
+        };
+      },
+    });
+    await madeNotStarted(run, 'echo once');
+    const second = new ContainerProvider(stalling, 'container', 'wrs', DEFAULT_PULL, 300).submit(run, placement);
+    await new Promise((r) => setTimeout(r, 200)); // its inspect has answered "created"
+    await engine.getContainer(`wrs-${run.runId}`).start(); // its maker starts it; it exits at once
+    expect(await exitCodeOf(provider, run)).toBe(0);
+    await second;
+    expect((await provider.logs(run, 0)).map((l) => l.line)).toEqual(['once']);
     await provider.release(run);
   });
 

@@ -1,13 +1,11 @@
 import type Docker from 'dockerode';
 import type { Placement, RunView } from '@wrs/domain';
-import { containerAppears, engineCall, isNameTaken } from './container/engine';
+import { abandonedUnstarted, ABANDONED_AFTER_MS, containerAppears } from './container/another-submit';
+import { engineCall, isNameTaken, isStartedAlready } from './container/engine';
 import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
 import { demultiplexLogs } from './container/log-frames';
-import { type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
+import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { cpuNanos, memoryBytes } from './quantities';
-
-/** States of a container that was made but never started (Podman says "configured" where Docker says "created"). */
-const NOT_STARTED = new Set(['created', 'configured']);
 
 const LABEL_RUN = 'io.workload-run-service.run';
 const LABEL_WORKSPACE = 'io.workload-run-service.workspace';
@@ -29,26 +27,28 @@ export class ContainerProvider implements RunProvider {
     /** Written on every container and required by listHeld: several installations may share one engine. */
     private readonly owner = 'wrs',
     private readonly pull: PullSettings = DEFAULT_PULL,
+    /** How long a container another submit made may stay unstarted before this submit starts it. */
+    private readonly abandonedAfterMs = ABANDONED_AFTER_MS,
   ) {}
 
   async submit(run: RunView, _placement: Placement): Promise<void> {
     const container = this.engine.getContainer(containerName(run));
     const inspect = () => engineCall('inspect the container', (o) => container.inspect(o), [404]);
-    let existing = await inspect();
-    if (existing === undefined) {
+    let found = await inspect();
+    if (found === undefined) {
       const pulled = await ensureImage(this.engine, run.workload.image, this.pull);
-      if ((await this.create(run, pulled)) === 'name_taken') {
-        // Another submit of this run (a second worker) is creating it: the container is this run's all the same.
-        existing = await containerAppears(inspect);
+      if ((await this.create(run, pulled)) === 'created') {
+        await this.start(container, 'made here');
+        return;
       }
+      // Another submit of this run (a second worker) is making it: the container is this run's all the same.
+      found = await containerAppears(inspect);
     }
-    if (existing !== undefined && !NOT_STARTED.has(existing.State.Status)) {
-      // Started before (by an earlier attempt at this dispatch): starting an exited container again
-      // would run the workload twice. Re-attach instead.
-      return;
+    // Made by another submit, or by an earlier attempt at this dispatch: started here only if its maker
+    // died before starting it. Starting an exited container again would run the workload twice.
+    if (await abandonedUnstarted(inspect, found, this.abandonedAfterMs)) {
+      await this.start(container, 'made elsewhere');
     }
-    // 304: already started.
-    await engineCall('start the container', (o) => container.start(o), [304]);
   }
 
   async observe(run: RunView): Promise<Observation> {
@@ -130,7 +130,25 @@ export class ContainerProvider implements RunProvider {
         throw error;
       }
     });
-    return outcome ?? 'created';
+    return outcome === 'name_taken' ? 'name_taken' : 'created';
+  }
+
+  private async start(container: Docker.Container, maker: 'made here' | 'made elsewhere'): Promise<void> {
+    try {
+      await engineCall('start the container', async (o) => {
+        try {
+          await container.start(o);
+        } catch (error) {
+          if (!isStartedAlready(error)) {
+            throw error;
+          }
+        }
+      });
+    } catch (error) {
+      // A container made elsewhere is this run's: a failed start of it is unclear, never a refusal that
+      // would place the run somewhere else while the container may run.
+      throw maker === 'made elsewhere' && error instanceof ProviderError ? new Error(error.message) : error;
+    }
   }
 
   private spec(run: RunView, pulled: PullSummary | null): Docker.ContainerCreateOptions {

@@ -35,30 +35,10 @@ export function isNameTaken(error: unknown): boolean {
   return status === 409 || (status === 500 && /already in use/.test(messageOf(error)));
 }
 
-/** How long a container whose name another create holds may take to show up in inspect. */
-const APPEAR_MS = 10_000;
-
-/**
- * Waits for a container that another create is making: Podman holds the name while it makes the
- * storage, and inspect answers 404 until then. An inspect refused meanwhile is tried again too: Podman
- * answers 500 ("read /proc/N/cgroup") for a container that exits while it is inspected.
- */
-export async function containerAppears<T>(inspect: () => Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + APPEAR_MS;
-  for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
-    let refused: unknown;
-    const found = await inspect().catch((error: unknown) => {
-      refused = error;
-      return undefined;
-    });
-    if (found !== undefined) {
-      return found;
-    }
-    if (Date.now() > until) {
-      throw refused ?? new Error(`another create holds the container's name, and no container appeared within ${APPEAR_MS} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, pause));
-  }
+/** The engine refused a start because the container is running or has run (Podman: "container state improper"). */
+export function isStartedAlready(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === 304 || (status === 500 && /state improper/.test(messageOf(error)));
 }
 
 type Bound = { abortSignal: AbortSignal };
