@@ -16,9 +16,14 @@ const sentCounters = new Map<string, { inc(): void }>();
  * Sends one event and counts it. Only the first stream on this relay traces and logs it (continuing the
  * trace from the message headers); doing that per stream made fan-out to many streams slow.
  */
-export function deliverObserved(event: FeedEvent, send: () => Promise<void>): Promise<void> {
+export function deliverObserved(event: FeedEvent, send: () => void | Promise<void>): void | Promise<void> {
   if (observed.has(event)) {
-    return send().then(() => countSent(event.envelope.type));
+    const sent = send();
+    if (sent) {
+      return sent.then(() => countSent(event.envelope.type));
+    }
+    countSent(event.envelope.type);
+    return;
   }
   observed.add(event);
   const requestId = event.headers?.get(REQUEST_ID_HEADER);

@@ -5,7 +5,7 @@ import { ProblemError, requestIdOf } from '@wrs/problem';
 import type { Request, Response } from 'express';
 import { CredentialWatch, type CredentialEndReason } from './credential-watch';
 import { deliverObserved } from './event-delivery';
-import type { RunEventStream } from './feed/run-event-stream';
+import type { RunEventStream, StreamItem, StreamSink } from './feed/run-event-stream';
 import { RunEventStreams } from './feed/run-event-streams';
 import { parseLastEventId } from './last-event-id';
 import { sseFrameOf } from './sse-frames';
@@ -60,12 +60,14 @@ export class RunEventsController implements BeforeApplicationShutdown {
         rateLimitRejections.inc({ limit: 'event_streams' });
         throw new ProblemError('too_many_streams', { headers: { 'Retry-After': '5' }, params: { limit: opened.limit } });
       case 'stream':
-        // Not awaited: Express's and Nest's handlers of the request finish now rather than living as long
-        // as the stream (about 3 KiB per idle stream). A failure once streaming is logged and ends it.
-        void this.pipe(res, principal, opened.stream).catch((error: unknown) => {
+        // The route returns at once: Express's and Nest's handlers of the request finish now rather than
+        // living as long as the stream. Events are pushed to it from here on.
+        try {
+          this.pipe(res, principal, opened.stream);
+        } catch (error) {
           void opened.stream.close();
           this.streamFailed(req, res, error);
-        });
+        }
         return;
       default: {
         const unexpected: never = opened;
@@ -74,52 +76,43 @@ export class RunEventsController implements BeforeApplicationShutdown {
     }
   }
 
-  private async pipe(res: Response, principal: Principal, stream: RunEventStream): Promise<void> {
+  private pipe(res: Response, principal: Principal, stream: RunEventStream): void {
     const sse = new SseWriter(res, this.options);
     sse.open(this.options.retryMs);
     sseOpenStreams.inc();
+    const relayed = new RelayedStream(sse, stream, this);
     this.heartbeats.add(sse);
     this.deadlines.add(stream);
     res.on('close', () => void stream.close());
+    // The stream lives no longer than its credential: expiry, revocation or logout, seen on any replica.
+    relayed.unwatch = this.credentials.watch(principal, (reason) => relayed.credentialEnded(reason));
+    stream.pipe(relayed);
     // A client that hung up while the stream was opening fired 'close' already: free its place now.
     if (res.destroyed) {
       void stream.close();
     }
-    // The stream lives no longer than its credential: expiry, revocation or logout, seen on any replica.
-    let ended: CredentialEndReason | undefined;
-    const unwatch = this.credentials.watch(principal, (reason) => {
-      ended = reason;
-      void stream.close();
-    });
-    try {
-      for await (const item of stream) {
-        if (sse.closed || ended) {
-          break;
-        }
-        if (item.kind === 'reset') {
-          await sse.event(item.id, 'reset', item.json);
-          sseEventsSent.inc({ type: 'reset' });
-        } else {
-          const { event } = item;
-          await deliverObserved(event, () => sse.frame(sseFrameOf(event)));
-        }
-      }
-    } finally {
-      sseOpenStreams.dec();
-      this.heartbeats.delete(sse);
-      this.deadlines.delete(stream);
-      unwatch();
-      await stream.close();
-      if (ended) {
-        // A comment, not an event: event ids are JetStream sequences, and this is none. The client
-        // resumes with Last-Event-ID and a fresh credential.
-        sse.comment(`end ${ended}`);
-      }
-      sse.end();
+  }
+
+  /** A stream is over (its terminal event, its client, its deadline, its credential, a failure): cleans up. */
+  async finished(relayed: RelayedStream, error?: unknown): Promise<void> {
+    const { sse, stream, ended } = relayed;
+    sseOpenStreams.dec();
+    this.heartbeats.delete(sse);
+    this.deadlines.delete(stream);
+    relayed.unwatch();
+    await stream.close();
+    if (ended) {
+      // A comment, not an event: event ids are JetStream sequences, and this is none. The client
+      // resumes with Last-Event-ID and a fresh credential.
+      sse.comment(`end ${ended}`);
+    }
+    sse.end();
+    if (error !== undefined) {
+      this.streamFailed(sse.res.req, sse.res, error);
     }
   }
 
-  private streamFailed(req: Request, res: Response, error: unknown): void {
+  streamFailed(req: Request, res: Response, error: unknown): void {
     const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched route';
     this.logger.error(
       `stream failed on ${req.method} ${route} (request ${requestIdOf(req)}): ${error instanceof Error ? error.stack : String(error)}`,
@@ -131,4 +124,48 @@ export class RunEventsController implements BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     await this.streams.closeAll();
   }
+}
+
+/** One open stream as the controller relays it: what it pushes is written to the client as SSE. */
+class RelayedStream implements StreamSink {
+  ended: CredentialEndReason | undefined;
+  unwatch: () => void = () => undefined;
+  private over = false;
+
+  constructor(
+    readonly sse: SseWriter,
+    readonly stream: RunEventStream,
+    private readonly controller: RunEventsController,
+  ) {}
+
+  item(item: StreamItem): void | Promise<void> {
+    if (this.sse.closed || this.ended) {
+      this.end();
+      return;
+    }
+    if (item.kind === 'reset') {
+      const sent = this.sse.event(item.id, 'reset', item.json);
+      return sent ? sent.then(countReset) : countReset();
+    }
+    const { event } = item;
+    return deliverObserved(event, () => this.sse.frame(sseFrameOf(event)));
+  }
+
+  end(error?: unknown): void {
+    if (this.over) {
+      return;
+    }
+    this.over = true;
+    const { res } = this.sse;
+    void this.controller.finished(this, error).catch((failure: unknown) => this.controller.streamFailed(res.req, res, failure));
+  }
+
+  credentialEnded(reason: CredentialEndReason): void {
+    this.ended = reason;
+    void this.stream.close();
+  }
+}
+
+function countReset(): void {
+  sseEventsSent.inc({ type: 'reset' });
 }

@@ -8,7 +8,7 @@ export class SseWriter {
   private cut = false;
 
   constructor(
-    private readonly res: Response,
+    readonly res: Response,
     private readonly limits: { maxBufferedBytes: number; drainTimeoutMs: number },
   ) {}
 
@@ -27,13 +27,14 @@ export class SseWriter {
     this.res.write(`retry: ${retryMs}\n\n`);
   }
 
-  async event(id: number, type: string, data: string): Promise<void> {
-    await this.write(`id: ${id}\nevent: ${type}\ndata: ${data}\n\n`);
+  /** Writes an event; a promise only when the socket is full (it settles once drained, or the client is cut). */
+  event(id: number, type: string, data: string): void | Promise<void> {
+    return this.write(`id: ${id}\nevent: ${type}\ndata: ${data}\n\n`);
   }
 
   /** An event already framed (`sseFrameOf`): the same bytes for every stream that sends it. */
-  async frame(frame: Buffer): Promise<void> {
-    await this.write(frame);
+  frame(frame: Buffer): void | Promise<void> {
+    return this.write(frame);
   }
 
   heartbeat(): void {
@@ -58,7 +59,7 @@ export class SseWriter {
     }
   }
 
-  private async write(chunk: string | Buffer): Promise<void> {
+  private write(chunk: string | Buffer): void | Promise<void> {
     if (this.closed) {
       return;
     }
@@ -69,6 +70,10 @@ export class SseWriter {
       this.disconnect();
       return;
     }
+    return this.drained();
+  }
+
+  private async drained(): Promise<void> {
     const drained = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => done(false), this.limits.drainTimeoutMs);
       const done = (ok: boolean): void => {

@@ -6,14 +6,24 @@ export interface TailEvent<T> {
   readonly value: T;
 }
 
+/** Where a follower's events go: one at a time, a returned promise holding the next until it settles. */
+export interface EventSink<T> {
+  event(value: T): void | Promise<void>;
+  /** No more events: the queue ended (and handed over all it held), or delivering one failed. */
+  end(error?: unknown): void;
+}
+
 /**
- * A follower's bounded queue of live events. A follower that falls this far behind is ended and resumes
- * with Last-Event-ID, so the relay never buffers without limit.
+ * A follower's bounded queue of live events, pushed to its sink as they arrive: an idle follower is this
+ * object and nothing waiting. A follower that falls this far behind (its sink slow to take events) is
+ * ended and resumes with Last-Event-ID, so the relay never buffers without limit.
  */
 export class FollowerQueue<T> {
   private readonly items: TailEvent<T>[] = [];
-  private wake: (() => void) | undefined;
   private ended = false;
+  private sink: EventSink<TailEvent<T>> | undefined;
+  /** A delivery is under way (its promise pending, or the loop below running). */
+  private busy = false;
 
   constructor(private readonly limit: number) {}
 
@@ -26,28 +36,59 @@ export class FollowerQueue<T> {
       return;
     }
     this.items.push(event);
-    this.wake?.();
+    this.flush();
   }
 
   /** Ends the queue after what it holds. */
   end(): void {
     this.ended = true;
-    this.wake?.();
+    this.flush();
   }
 
-  async *drain(): AsyncGenerator<TailEvent<T>> {
-    for (;;) {
-      const next = this.items.shift();
-      if (next) {
-        yield next;
-        continue;
-      }
-      if (this.ended) {
+  /** Hands what the queue holds, and every later event, to `sink`; then its end, once. */
+  pipe(sink: EventSink<TailEvent<T>>): void {
+    this.sink = sink;
+    this.flush();
+  }
+
+  private flush(): void {
+    const sink = this.sink;
+    if (this.busy || sink === undefined) {
+      return;
+    }
+    this.busy = true;
+    for (let next = this.items.shift(); next !== undefined; next = this.items.shift()) {
+      let delivered: void | Promise<void>;
+      try {
+        delivered = sink.event(next);
+      } catch (error) {
+        this.fail(error);
         return;
       }
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = undefined;
+      if (delivered) {
+        delivered.then(
+          () => {
+            this.busy = false;
+            this.flush();
+          },
+          (error: unknown) => this.fail(error),
+        );
+        return;
+      }
     }
+    this.busy = false;
+    if (this.ended) {
+      this.sink = undefined;
+      sink.end();
+    }
+  }
+
+  private fail(error: unknown): void {
+    const sink = this.sink;
+    this.ended = true;
+    this.items.length = 0;
+    this.sink = undefined;
+    sink?.end(error);
   }
 }
 

@@ -13,7 +13,15 @@ export interface FeedEvent {
   readonly headers?: MsgHdrs | undefined;
 }
 
-export interface Subscription extends AsyncIterable<FeedEvent> {
+import type { EventSink } from './event-firehose';
+
+export type { EventSink };
+
+/** A run's events after a client's last id, pushed to one sink. */
+export interface Subscription {
+  /** Starts delivering to `sink` (once); the sink's `end` follows the last event, or a failure. */
+  start(sink: EventSink<FeedEvent>): void;
+  /** Stops the subscription; its sink's `end` follows what was under way. */
   close(): Promise<void>;
 }
 

@@ -11,6 +11,7 @@ import { describeNeeding, executableMissing, freePort, TcpProxy } from '@wrs/tes
 import { ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import type { FeedEvent } from './feed-event';
 import { RunEventFeed } from './run-event-feed';
+import { eventsOf } from './subscription-events.testing';
 
 const NATS_SERVER = '/usr/sbin/nats-server';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -74,7 +75,7 @@ describeNeeding(executableMissing(NATS_SERVER, 'apt-get install nats-server'))(
       const first = await feed.follow('ws', runId, 0);
       const seen: number[] = [];
       const firstEnded = (async () => {
-        for await (const e of first) {
+        for await (const e of eventsOf(first)) {
           seen.push(e.seq);
         }
       })();
@@ -103,7 +104,7 @@ describeNeeding(executableMissing(NATS_SERVER, 'apt-get install nats-server'))(
       const resumed = await feed.follow('ws', runId, seen[seen.length - 1]!);
       const after: FeedEvent[] = [];
       const reading = (async () => {
-        for await (const e of resumed) {
+        for await (const e of eventsOf(resumed)) {
           after.push(e);
         }
       })();
@@ -131,7 +132,7 @@ describeNeeding(executableMissing(NATS_SERVER, 'apt-get install nats-server'))(
         const seen: number[] = [];
         let ended = false;
         const reading = (async () => {
-          for await (const e of subscription) {
+          for await (const e of eventsOf(subscription)) {
             seen.push(e.seq);
           }
           ended = true;

@@ -8,6 +8,7 @@ import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import type { Subscription } from './feed-event';
 import { RunEventFeed } from './run-event-feed';
+import { eventsOf } from './subscription-events.testing';
 
 const log = (index: number): RunEvent => ({
   type: 'run.log',
@@ -21,7 +22,7 @@ const collectGarbage = runInNewContext('gc') as () => void;
 function collect(subscription: Subscription): { seqs: number[]; done: Promise<void> } {
   const seqs: number[] = [];
   const done = (async () => {
-    for await (const e of subscription) {
+    for await (const e of eventsOf(subscription)) {
       seqs.push(e.seq);
     }
   })();
@@ -157,7 +158,7 @@ describe('RunEventFeed against real JetStream: one live consumer per relay, exac
     await appendLogs(runId, 0, 1, 0);
     const feed = new RunEventFeed(jetstream(nc), jsm, names);
     const follower = await feed.follow('ws', runId, 0, await feed.last('ws', runId));
-    const events = follower[Symbol.asyncIterator]();
+    const events = eventsOf(follower);
     const sent = new WeakRef((await events.next()).value as object);
     const waiting = events.next(); // for a live event that does not come
     await sleep(10);
@@ -223,7 +224,7 @@ describe('RunEventFeed against real JetStream: one live consumer per relay, exac
     await waitUntil(() => read.seqs.length === after.seqs.length);
     // The stalled follower kept the first five, then was ended: it yields those and stops.
     const stalledSeqs: number[] = [];
-    for await (const e of stalled) {
+    for await (const e of eventsOf(stalled)) {
       stalledSeqs.push(e.seq);
     }
     expect(stalledSeqs).toEqual(after.seqs.slice(0, 5));

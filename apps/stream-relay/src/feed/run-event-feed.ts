@@ -2,14 +2,12 @@ import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStr
 import type { NatsConnection } from '@nats-io/nats-core';
 import { consumeOrdered, decodeRunEvent, previousOf, type StreamNames } from '@wrs/messaging';
 import { catchUp, type CatchUp } from './catch-up';
-import { FollowerQueue } from './event-firehose';
+import { FollowerQueue, type EventFirehose, type EventSink, type TailEvent } from './event-firehose';
 import { feedEventOf, type FeedEvent, type Subscription } from './feed-event';
 import { LiveFirehose } from './live-firehose';
 
 /** How many live events a follower may have waiting before it is ended (its client resumes). */
 const MAX_QUEUED_PER_FOLLOWER = 10_000;
-
-const CAUGHT_UP: CatchUp<FeedEvent> = { kind: 'events', events: [] };
 
 /**
  * Reads a run's events for the relay: one shared live consumer (the firehose) feeds every follower, and a
@@ -104,52 +102,7 @@ export class RunEventFeed {
       firehose.detach(subject, queue);
       throw error;
     }
-    const open = this.open;
-    let closed = false;
-    const subscription: Subscription = {
-      close: async () => {
-        if (closed) {
-          return;
-        }
-        closed = true;
-        open.delete(subscription);
-        queue.end();
-        firehose.detach(subject, queue);
-        await history?.close();
-      },
-      async *[Symbol.asyncIterator]() {
-        let delivered = afterSeq;
-        // What the catch-up held is dropped once sent: an open stream keeps only its live queue.
-        let caughtUp = plan.kind === 'events' ? [...plan.events] : [];
-        plan = CAUGHT_UP;
-        for (let event = caughtUp.shift(); event !== undefined && !closed; event = caughtUp.shift()) {
-          delivered = event.seq;
-          yield event;
-        }
-        caughtUp = [];
-        if (history) {
-          // The events it lacks up to where it joined the firehose; any later one comes from it.
-          for await (const m of history) {
-            if (closed || m.seq > joinedAt) {
-              break;
-            }
-            delivered = m.seq;
-            yield feedEventOf(m);
-            if (m.seq >= joinedAt || m.info.pending === 0) {
-              break;
-            }
-          }
-          await history.close();
-          history = null;
-        }
-        for await (const e of queue.drain()) {
-          if (e.seq > delivered) {
-            delivered = e.seq;
-            yield e.value;
-          }
-        }
-      },
-    };
+    const subscription = new FollowedRun(this.open, firehose, subject, queue, afterSeq, joinedAt, plan, history);
     this.open.add(subscription);
     return subscription;
   }
@@ -169,5 +122,99 @@ export class RunEventFeed {
       { filter_subjects: subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 },
       { max_messages: 256 },
     );
+  }
+}
+
+/**
+ * One follower of a run: its catch-up (the firehose's memory, or an ordered consumer of its own) sent
+ * once, then its live queue pushed to the sink as events arrive. Once caught up it holds nothing but
+ * the queue: no pending read, no generator.
+ */
+class FollowedRun implements Subscription, EventSink<TailEvent<FeedEvent>> {
+  private closed = false;
+  private sink: EventSink<FeedEvent> | undefined;
+  private caughtUp: readonly FeedEvent[];
+  /** The last sequence handed to the sink: the live queue may repeat what the catch-up sent. */
+  private delivered: number;
+
+  constructor(
+    private readonly open: Set<Subscription>,
+    private readonly firehose: EventFirehose<FeedEvent>,
+    private readonly subject: string,
+    private readonly queue: FollowerQueue<FeedEvent>,
+    afterSeq: number,
+    private readonly joinedAt: number,
+    plan: CatchUp<FeedEvent>,
+    private history: ConsumerMessages | null,
+  ) {
+    this.delivered = afterSeq;
+    this.caughtUp = plan.kind === 'events' ? plan.events : [];
+  }
+
+  start(sink: EventSink<FeedEvent>): void {
+    this.sink = sink;
+    void this.catchUp(sink).then(
+      () => this.queue.pipe(this),
+      (error: unknown) => {
+        this.sink = undefined;
+        void this.close();
+        sink.end(error);
+      },
+    );
+  }
+
+  /** A live event from the queue. */
+  event(e: TailEvent<FeedEvent>): void | Promise<void> {
+    if (e.seq > this.delivered && this.sink) {
+      this.delivered = e.seq;
+      return this.sink.event(e.value);
+    }
+  }
+
+  /** The queue ended: so does the subscription. */
+  end(error?: unknown): void {
+    const sink = this.sink;
+    this.sink = undefined;
+    sink?.end(error);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    this.closed = true;
+    this.open.delete(this);
+    this.queue.end();
+    this.firehose.detach(this.subject, this.queue);
+    await this.history?.close();
+  }
+
+  private async catchUp(sink: EventSink<FeedEvent>): Promise<void> {
+    // What the catch-up held is dropped once sent: an open stream keeps only its live queue.
+    const caughtUp = this.caughtUp;
+    this.caughtUp = [];
+    for (const event of caughtUp) {
+      if (this.closed) {
+        return;
+      }
+      this.delivered = event.seq;
+      await sink.event(event);
+    }
+    const history = this.history;
+    if (history) {
+      // The events it lacks up to where it joined the firehose; any later one comes from it.
+      for await (const m of history) {
+        if (this.closed || m.seq > this.joinedAt) {
+          break;
+        }
+        this.delivered = m.seq;
+        await sink.event(feedEventOf(m));
+        if (m.seq >= this.joinedAt || m.info.pending === 0) {
+          break;
+        }
+      }
+      await history.close();
+      this.history = null;
+    }
   }
 }
