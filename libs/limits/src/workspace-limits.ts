@@ -14,9 +14,14 @@ export interface WorkspaceLimits {
 
 const KEYS: readonly (keyof WorkspaceLimits)[] = ['requestsPerMinute', 'tokenRequestsPerMinute', 'maxActiveRuns', 'maxEventStreams'];
 
-/** The limits in force for a workspace, cached briefly so a request costs no extra query. */
+/**
+ * The limits in force for a workspace, cached briefly so a request costs no extra query. When the
+ * cached limits expire, the requests that ask while they are read again share that one read: each
+ * asking on its own made a query per request in flight (under load, tens per expiry and process).
+ */
 export class EffectiveLimits {
   private readonly cache = new Map<string, { limits: WorkspaceLimits; until: number }>();
+  private readonly reading = new Map<string, Promise<WorkspaceLimits>>();
 
   constructor(
     private readonly workspaces: Workspaces,
@@ -29,6 +34,15 @@ export class EffectiveLimits {
     if (hit && hit.until > Date.now()) {
       return hit.limits;
     }
+    let read = this.reading.get(workspaceId);
+    if (!read) {
+      read = this.read(workspaceId).finally(() => this.reading.delete(workspaceId));
+      this.reading.set(workspaceId, read);
+    }
+    return read;
+  }
+
+  private async read(workspaceId: string): Promise<WorkspaceLimits> {
     const overrides = (await this.workspaces.limitsOf(workspaceId)) ?? {};
     const limits = { ...this.defaults };
     for (const key of KEYS) {

@@ -1,5 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { WorkspaceEntity } from './entities/workspace.entity';
+import { runNamed, type NamedStatement } from './named-statement';
+
+/** Read by every service's limits when their cached copy expires: named, planned once per connection. */
+const LIMITS_OF: NamedStatement = { name: 'wrs_workspace_limits', text: 'SELECT limits FROM workspaces WHERE id = $1' };
 
 export interface WorkspaceRecord {
   readonly id: string;
@@ -17,7 +21,7 @@ export class Workspaces {
 
   /** The workspace's own limit overrides (a JSON object), or null when it does not exist. */
   async limitsOf(id: string): Promise<Record<string, unknown> | null> {
-    const rows: { limits: Record<string, unknown> }[] = await this.db.query('SELECT limits FROM workspaces WHERE id = $1', [id]);
+    const rows = await runNamed<{ limits: Record<string, unknown> }>(this.db, LIMITS_OF, [id]);
     return rows[0]?.limits ?? null;
   }
 
