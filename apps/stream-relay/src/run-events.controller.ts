@@ -87,6 +87,9 @@ export class RunEventsController implements BeforeApplicationShutdown {
     // The stream lives no longer than its credential: expiry, revocation or logout, seen on any replica.
     relayed.unwatch = this.credentials.watch(principal, (reason) => relayed.credentialEnded(reason));
     stream.pipe(relayed);
+    // Express's router leaves its continuation for the request on it (`req.next`, whose closures hold the
+    // router's state for this request); nothing calls it once the route has handed the stream off.
+    (res.req as { next?: unknown }).next = undefined;
     // A client that hung up while the stream was opening fired 'close' already: free its place now.
     if (res.destroyed) {
       void stream.close();
