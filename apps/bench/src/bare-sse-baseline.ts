@@ -1,54 +1,33 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface BareSseServer {
+  readonly url: string;
+  readonly pid: number;
+  /** Writes one event to every open stream. */
+  send(): void;
+}
+
+let started: Promise<BareSseServer> | undefined;
 
 /**
- * The fan-out's baseline: a bare node:http SSE server in this process with `connections` idle
- * streams, its memory per stream and the time to write one event to all of them.
+ * The fan-out's baseline: a bare node:http SSE server (bare-sse-server.ts) in a process of its own,
+ * started on first use and kept for the bench's other fan-out sizes, as the relay is. The scenario
+ * measures it exactly as it measures the relay: same client, same RSS reading from /proc at the same
+ * moment. (It used to run inside the bench process beside its own clients, with half the process's
+ * growth taken as the server's, read right after the last stream opened where the relay's is read a
+ * second later.)
  */
-export async function bareSseBaseline(connections: number): Promise<{ perConnectionKiB: number; deliveryMs: number }> {
-  const clients: ServerResponse[] = [];
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write('retry: 1000\n\n');
-    clients.push(res);
+export function bareSseServer(): Promise<BareSseServer> {
+  started ??= new Promise((resolve, reject) => {
+    const child: ChildProcess = fork(join(__dirname, 'bare-sse-server.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('message', (message: { port: number }) => {
+      // Neither keeps the bench alive; the server exits when the bench does (its IPC channel closes).
+      child.unref();
+      child.channel?.unref();
+      resolve({ url: `http://127.0.0.1:${message.port}/`, pid: child.pid!, send: () => child.send('send') });
+    });
+    child.once('exit', (code, signal) => reject(new Error(`the bare SSE server exited (${signal ?? `code ${code}`}) before it listened`)));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  const controllers: AbortController[] = [];
-  const arrivals: number[] = [];
-  let sentAt = 0;
-  const readers = Array.from({ length: connections }, async () => {
-    const controller = new AbortController();
-    controllers.push(controller);
-    const res = await fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal });
-    const reader = res.body!.getReader();
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) {
-        return;
-      }
-      if (sentAt > 0 && new TextDecoder().decode(value).includes('id: ')) {
-        arrivals.push(performance.now() - sentAt);
-      }
-    }
-  });
-  while (clients.length < connections) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const after = process.memoryUsage().rss;
-  sentAt = performance.now();
-  for (const c of clients) {
-    c.write('id: 1\nevent: x\ndata: {}\n\n');
-  }
-  const deadline = Date.now() + 10_000;
-  while (arrivals.length < connections && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  controllers.forEach((c) => c.abort());
-  await Promise.all(readers.map((r) => r.catch(() => undefined)));
-  server.closeAllConnections();
-  server.close();
-  // The client side lives in this process too: half the growth is the server's, roughly.
-  return { perConnectionKiB: (after - before) / 2 / connections / 1024, deliveryMs: Math.max(...arrivals, 0) };
+  return started;
 }
