@@ -70,6 +70,7 @@ export async function projectionCatchUp(
       },
       BATCH,
       PROJECTION_BATCHING.lingerMs,
+      { concurrency: PROJECTION_BATCHING.concurrency, keyOf: (m) => m.subject },
     );
     while (caughtUpAt === 0) {
       await new Promise((r) => setTimeout(r, 20));

@@ -182,6 +182,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     observedBatchHandler('projection', idsFromSubject, (ms, within) => projection.handleBatch(ms, within)),
     PROJECTION_BATCHING.maxBatch,
     PROJECTION_BATCHING.lingerMs,
+    // One subject per run: a run's events are never in two batches in hand at once.
+    { concurrency: PROJECTION_BATCHING.concurrency, keyOf: (m) => m.subject },
   );
   providers.health.start();
   reconciler.start();

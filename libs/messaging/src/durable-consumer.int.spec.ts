@@ -70,4 +70,141 @@ describe('DurableConsumer batches against real JetStream', () => {
     expect(batches.map((b) => b.size)).toEqual([2, 2, 1]);
     expect(batches[1]!.atMs).toBeLessThan(1_500);
   });
+
+  it('keeps two batches in hand at once, never with the same key in both, and acknowledges each batch after its own handler', async () => {
+    const [a, b, c] = [
+      '00000000-0000-4000-8000-00000000000a',
+      '00000000-0000-4000-8000-00000000000b',
+      '00000000-0000-4000-8000-00000000000c',
+    ];
+    // Stream order: A1 B1 A2 B2 A3 C1 C2 C3 C4 A4 B3 B4. Batches of four form only when full (the linger
+    // is longer than the test), so beside the first batch only the Cs can be a batch: A3 waits for A1 and A2.
+    const order = [a, b, a, b, a, c, c, c, c, a, b, b];
+    const label = new Map([
+      [a, 'A'],
+      [b, 'B'],
+      [c, 'C'],
+    ]);
+    // A stream of its own, so its sequences are 1 to 12.
+    const own = new StreamNames(`${env.namespace}c`);
+    await ensureStreams(jsm, own);
+    const counts = new Map<string, number>();
+    for (const run of order) {
+      counts.set(run, (counts.get(run) ?? 0) + 1);
+      await js.publish(own.runEvents('ws', run), new TextEncoder().encode(`${label.get(run)}${counts.get(run)}`));
+    }
+    const durable = `${env.namespace}_concurrent`;
+    const consumer = new DurableConsumer(js, jsm, {
+      stream: own.eventsStream,
+      durable,
+      filterSubject: own.allRunEvents(),
+      ackWaitMs: 30_000,
+      onError: () => undefined,
+    });
+    const batches: string[][] = [];
+    let secondStarted: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => (secondStarted = resolve));
+    let releaseFirst: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let secondSettled = false;
+    await consumer.startBatches(
+      async (messages: readonly JsMsg[]) => {
+        const index = batches.push(messages.map((m) => new TextDecoder().decode(m.data))) - 1;
+        if (index === 0) {
+          // Held until the second batch is in hand beside it, and then until the test lets it go.
+          await second;
+          await first;
+        } else if (index === 1) {
+          secondStarted();
+          setImmediate(() => (secondSettled = true));
+        }
+        return messages.map(() => 'ack' as const);
+      },
+      4,
+      600_000,
+      { concurrency: 2, keyOf: (m) => m.subject },
+    );
+    await eventually(() => Promise.resolve(secondSettled ? true : undefined), 10_000, 'a second batch handled while the first is in hand');
+    expect(batches).toEqual([
+      ['A1', 'B1', 'A2', 'B2'],
+      ['C1', 'C2', 'C3', 'C4'],
+    ]);
+    // All twelve delivered, the second batch's four acknowledged; the first batch's four (in hand,
+    // from sequence 1) and the four waiting behind it not.
+    const held = await eventually(
+      async () => {
+        const info = await jsm.consumers.info(own.eventsStream, durable);
+        return info.delivered.stream_seq === 12 && info.num_ack_pending === 8 ? info : undefined;
+      },
+      10_000,
+      'twelve delivered and eight unacknowledged',
+    );
+    expect(held.ack_floor.stream_seq).toBe(0);
+    releaseFirst();
+    await eventually(() => Promise.resolve(batches.length === 3 ? true : undefined), 10_000, 'the third batch');
+    expect(batches[2]).toEqual(['A3', 'A4', 'B3', 'B4']);
+    await consumer.stop();
+    const done = await eventually(
+      async () => {
+        const info = await jsm.consumers.info(own.eventsStream, durable);
+        return info.num_ack_pending === 0 ? info : undefined;
+      },
+      10_000,
+      'every message acknowledged',
+    );
+    expect({ floor: done.ack_floor.stream_seq, redelivered: done.num_redelivered }).toEqual({ floor: 12, redelivered: 0 });
+  });
+
+  it('starts a second batch beside one in hand only when it is full: a lone message waits for the first to settle', async () => {
+    const own = new StreamNames(`${env.namespace}d`);
+    await ensureStreams(jsm, own);
+    const [a, d] = ['00000000-0000-4000-8000-0000000000aa', '00000000-0000-4000-8000-0000000000dd'];
+    for (let i = 1; i <= 4; i++) {
+      await js.publish(own.runEvents('ws', a), new TextEncoder().encode(`A${i}`));
+    }
+    const durable = `${env.namespace}_lone`;
+    const consumer = new DurableConsumer(js, jsm, {
+      stream: own.eventsStream,
+      durable,
+      filterSubject: own.allRunEvents(),
+      ackWaitMs: 30_000,
+      onError: () => undefined,
+    });
+    const batches: { readonly messages: string[]; readonly firstSettled: boolean }[] = [];
+    let firstSettled = false;
+    let releaseFirst: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (releaseFirst = resolve));
+    await consumer.startBatches(
+      async (messages: readonly JsMsg[]) => {
+        const index = batches.push({ messages: messages.map((m) => new TextDecoder().decode(m.data)), firstSettled }) - 1;
+        if (index === 0) {
+          await first;
+          firstSettled = true;
+        }
+        return messages.map(() => 'ack' as const);
+      },
+      4,
+      0,
+      { concurrency: 2, keyOf: (m) => m.subject },
+    );
+    await eventually(() => Promise.resolve(batches.length === 1 ? true : undefined), 10_000, 'the first batch in hand');
+    await js.publish(own.runEvents('ws', d), new TextEncoder().encode('D1'));
+    // D1 delivered while the first batch is held: with no linger, only the batch in hand keeps it waiting
+    // (a batch of one free message is not full).
+    await eventually(
+      async () => ((await jsm.consumers.info(own.eventsStream, durable)).delivered.stream_seq === 5 ? true : undefined),
+      10_000,
+      'D1 delivered',
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toHaveLength(1);
+    releaseFirst();
+    await eventually(() => Promise.resolve(batches.length === 2 ? true : undefined), 10_000, 'the second batch');
+    // With no linger the first batch was A1 alone; A2 to A4 waited for its key, D1 for it to settle.
+    expect(batches).toEqual([
+      { messages: ['A1'], firstSettled: false },
+      { messages: ['A2', 'A3', 'A4', 'D1'], firstSettled: true },
+    ]);
+    await consumer.stop();
+  });
 });

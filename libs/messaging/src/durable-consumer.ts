@@ -65,49 +65,104 @@ export class DurableConsumer {
    * Handles messages in batches of up to `maxBatch`: whatever arrived while the previous batch was in
    * hand. A smaller batch waits until its oldest message is `lingerMs` old, so a quiet stream still makes
    * batches of several messages. The handler answers one disposition per message, in the same order.
+   *
+   * With `handling.concurrency` above 1, that many full batches are in hand at once (the next one is
+   * taken while the previous one is still being written), but no two batches in hand hold messages of the same
+   * key: a message whose key is in a batch in hand waits for the next batch, behind it those of its key
+   * that arrived after it. So messages of one key are still handled one batch after another, in delivery
+   * order, and each message is settled once its own batch's handler has answered.
    */
   async startBatches(
     handleBatch: (messages: readonly JsMsg[]) => Promise<readonly Disposition[]>,
     maxBatch: number,
     lingerMs = 0,
+    handling: ConcurrentHandling = { concurrency: 1, keyOf: () => '' },
   ): Promise<void> {
-    const waiting: JsMsg[] = [];
-    const arrivedAt: number[] = [];
-    let running: Promise<void> | undefined;
+    if (!Number.isInteger(handling.concurrency) || handling.concurrency < 1) {
+      throw new RangeError(`the batch concurrency must be a positive integer, not ${handling.concurrency}`);
+    }
+    const waiting: { readonly message: JsMsg; readonly key: string; readonly at: number }[] = [];
+    const keysInHand = new Set<string>();
+    // How many waiting messages a batch may take now (their key is in no batch in hand): counted again
+    // when a batch is taken or settled, one more with each message that arrives with a free key.
+    let free = 0;
+    const recount = (): void => {
+      free = waiting.reduce((n, w) => (keysInHand.has(w.key) ? n : n + 1), 0);
+    };
+    let running = 0;
+    let lingering = 0;
     let roomForMore: (() => void) | undefined;
-    let batchFull: (() => void) | undefined;
+    let changed: (() => void)[] = [];
+    /** Wakes the batches lingering: what they may take has grown. */
+    const notify = (): void => {
+      const waking = changed;
+      changed = [];
+      waking.forEach((wake) => wake());
+    };
     const drain = async (): Promise<void> => {
-      while (waiting.length > 0) {
-        const linger = lingerMs - (performance.now() - arrivedAt[0]!);
-        if (waiting.length < maxBatch && linger > 0) {
+      while (free > 0) {
+        const linger = lingerMs - (performance.now() - waiting.find((w) => !keysInHand.has(w.key))!.at);
+        // A batch that is not full waits out its linger, and beside another batch in hand it waits until
+        // that one is settled or it is full: only a backlog makes two transactions at once, not a quiet stream.
+        if (free < maxBatch && (linger > 0 || keysInHand.size > 0)) {
+          lingering++;
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, linger);
-            batchFull = () => {
+            const timer = linger > 0 ? setTimeout(resolve, linger) : undefined;
+            changed.push(() => {
               clearTimeout(timer);
               resolve();
-            };
+            });
           });
-          batchFull = undefined;
+          lingering--;
           continue;
         }
-        const batch = waiting.splice(0, maxBatch);
-        arrivedAt.splice(0, batch.length);
+        // The oldest messages of free keys, up to maxBatch; the others keep their order.
+        const batch: JsMsg[] = [];
+        const keys = new Set<string>();
+        let kept = 0;
+        for (const w of waiting) {
+          if (batch.length < maxBatch && !keysInHand.has(w.key)) {
+            batch.push(w.message);
+            keys.add(w.key);
+          } else {
+            waiting[kept++] = w;
+          }
+        }
+        waiting.length = kept;
+        keys.forEach((key) => keysInHand.add(key));
+        recount();
         roomForMore?.();
         roomForMore = undefined;
-        await this.settleBatch(batch, handleBatch);
+        // Another batch may start beside this one: its keys are now in hand.
+        schedule();
+        try {
+          await this.settleBatch(batch, handleBatch);
+        } finally {
+          keys.forEach((key) => keysInHand.delete(key));
+          recount();
+          notify();
+        }
       }
-      running = undefined;
+    };
+    const schedule = (): void => {
+      // A batch lingering takes what arrives: a second one would only split it.
+      if (running < handling.concurrency && lingering === 0 && free > 0) {
+        running++;
+        this.track(
+          drain().finally(() => {
+            running--;
+            schedule();
+          }),
+        );
+      }
     };
     await this.pump(async (message) => {
-      waiting.push(message);
-      arrivedAt.push(performance.now());
-      if (waiting.length >= maxBatch) {
-        batchFull?.();
+      const key = handling.keyOf(message);
+      waiting.push({ message, key, at: performance.now() });
+      if (!keysInHand.has(key) && ++free >= maxBatch) {
+        notify();
       }
-      if (!running) {
-        running = drain();
-        this.track(running);
-      }
+      schedule();
       if (waiting.length >= maxBatch * 2) {
         await new Promise<void>((resolve) => (roomForMore = resolve));
       }
