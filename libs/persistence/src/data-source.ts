@@ -13,6 +13,7 @@ import { ActiveRunsByUpdate1763700000005 } from './migrations/1763700000005-acti
 import { RunStateVersion1763700000006 } from './migrations/1763700000006-run-state-version';
 import { RunLabels1763700000007 } from './migrations/1763700000007-run-labels';
 import { Webhooks1763700000008 } from './migrations/1763700000008-webhooks';
+import { OneActiveRunsIndex1763700000009 } from './migrations/1763700000009-one-active-runs-index';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -43,6 +44,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
       RunStateVersion1763700000006,
       RunLabels1763700000007,
       Webhooks1763700000008,
+      OneActiveRunsIndex1763700000009,
     ],
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.

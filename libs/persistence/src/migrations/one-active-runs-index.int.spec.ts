@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import type { DataSource } from 'typeorm';
+import { migrate, openDatabase } from '../data-source';
+import { RunQueries } from '../run-queries';
+
+describe('migration 1763700000009: one index of unfinished runs by update, not two alike', () => {
+  let env: IsolatedEnvironment;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment();
+    await migrate(env.database);
+    db = await openDatabase(env.database);
+  });
+
+  afterAll(async () => {
+    await db.destroy();
+    await env.cleanup();
+  });
+
+  it('leaves runs one index on (updated_at) of its unfinished runs, and every other index as it was', async () => {
+    const indexes: { indexname: string; indexdef: string }[] = await db.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs' ORDER BY indexname`,
+      [env.schema],
+    );
+    expect(indexes.filter((i) => i.indexdef.endsWith('(updated_at) WHERE (NOT terminal)')).map((i) => i.indexname)).toEqual([
+      'runs_active',
+    ]);
+    expect(indexes.map((i) => i.indexname)).toEqual([
+      'runs_active',
+      'runs_pkey',
+      'runs_workspace_active',
+      'runs_workspace_created_id',
+      'runs_workspace_idempotency_key',
+      'runs_workspace_state_created_id',
+    ]);
+  });
+
+  it("serves the reconciler's sweep: unfinished runs, least recently changed first", async () => {
+    const insert = (id: string, terminal: boolean, updatedAt: string): Promise<unknown> =>
+      db.query(
+        `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at, state_version)
+         VALUES ($1, 'ws', $2, $3, 1, $4, now(), $5, 1)`,
+        [
+          id,
+          terminal ? 'succeeded' : 'running',
+          terminal,
+          JSON.stringify({ runId: id, state: terminal ? 'succeeded' : 'running' }),
+          updatedAt,
+        ],
+      );
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    await insert(a, false, '2026-11-25T10:00:02Z');
+    await insert(b, true, '2026-11-25T10:00:00Z');
+    await insert(c, false, '2026-11-25T10:00:01Z');
+    expect((await new RunQueries(db).active(10)).map((r) => r.runId)).toEqual([c, a]);
+  });
+});
