@@ -178,10 +178,6 @@ export class HttpServiceEnv extends CommonEnv {
   @IntBetween(200, 3600000)
   HTTP_REQUEST_TIMEOUT_MS = 30000;
 
-  /** How long an idle keep-alive connection is kept: longer than any client or proxy in front keeps one. */
-  @IntBetween(1000, 600000)
-  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65000;
-
   /**
    * The proxy hops whose X-Forwarded-For is believed for the client address (Express `trust proxy`:
    * addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated). Any other peer's header is

@@ -26,7 +26,6 @@ export function serviceEdgeOf(config: HttpServiceEnv): ServiceEdgeSettings {
   return {
     headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
-    keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     trustedProxies: config.TRUSTED_PROXIES,
   };
 }

@@ -32,16 +32,7 @@ export interface EdgeLimits {
   readonly headersTimeoutMs: number;
   /** ... and its whole request, body included (0: no bound; the headers bound still holds). */
   readonly requestTimeoutMs: number;
-  /** How long an idle keep-alive connection is kept (default DEFAULT_KEEP_ALIVE_TIMEOUT_MS). */
-  readonly keepAliveTimeoutMs?: number;
 }
-
-/**
- * Longer than the idle time of the clients and proxies in front (undici 4 s, ingress-nginx and cloud
- * load balancers 60 s): the side that closes an idle connection first must be the client, or a request
- * it sends as the server closes meets a reset. Node's own 5 s raced undici's coarse 4 s timer.
- */
-export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface EdgeGuardOptions extends EdgeLimits {
   readonly onAnswer: (answer: EdgeAnswer) => void;
@@ -55,7 +46,6 @@ export interface EdgeGuardOptions extends EdgeLimits {
 export function guardHttpEdge(server: Server, options: EdgeGuardOptions): void {
   server.headersTimeout = options.headersTimeoutMs;
   server.requestTimeout = options.requestTimeoutMs;
-  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
   // Node enforces those timeouts only every connectionsCheckingInterval (30 s by default), so it is
   // shortened. Nest passes no server options, so both are set on the server object (untyped in @types/node).
   const tunable = server as Server & { connectionsCheckingInterval: number; requireHostHeader: boolean };
