@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import { CannotExecuteNotConnectedError, type DataSource } from 'typeorm';
 
 /** A statement Postgres parses and plans once per connection (by its name), then only executes. */
 export interface NamedStatement {
@@ -19,6 +19,10 @@ interface PgPool {
  * After five executions Postgres may keep one generic plan for the statement on that connection.
  */
 export async function runNamed<R>(db: DataSource, statement: NamedStatement, values: readonly unknown[] = []): Promise<R[]> {
-  const pool = (db.driver as unknown as { master: PgPool }).master;
+  const pool = (db.driver as unknown as { master?: PgPool }).master;
+  if (!db.isInitialized || !pool) {
+    // What TypeORM's own query throws on a closed data source: a 503, not a TypeError's 500.
+    throw new CannotExecuteNotConnectedError();
+  }
   return (await pool.query({ name: statement.name, text: statement.text, values: [...values] })).rows as R[];
 }

@@ -27,6 +27,8 @@ const DEPENDENCY_MESSAGES = [
   /Connection terminated/i,
   /connection (is )?closed/i,
   /timeout exceeded when trying to connect/i,
+  // pg's pool once closed (a named statement goes to the pool itself, not through TypeORM).
+  /Cannot use a pool after calling end on the pool/,
 ];
 
 export function isDependencyFailure(error: unknown): boolean {
