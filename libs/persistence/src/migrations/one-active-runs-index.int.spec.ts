@@ -3,6 +3,7 @@ import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { migrate, openDatabase } from '../data-source';
 import { RunQueries } from '../run-queries';
+import { OneActiveRunsIndex1763700000009 } from './1763700000009-one-active-runs-index';
 
 describe('migration 1763700000009: one index of unfinished runs by update, not two alike', () => {
   let env: IsolatedEnvironment;
@@ -35,6 +36,28 @@ describe('migration 1763700000009: one index of unfinished runs by update, not t
       'runs_workspace_idempotency_key',
       'runs_workspace_state_created_id',
     ]);
+  });
+
+  it('runs outside a transaction (CONCURRENTLY, so writes to runs go on meanwhile), and down brings the copy back', async () => {
+    const runner = db.createQueryRunner();
+    const activeIndexes = async (): Promise<string[]> =>
+      (
+        (await db.query(
+          `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs' AND indexdef LIKE '%(updated_at) WHERE (NOT terminal)' ORDER BY indexname`,
+          [env.schema],
+        )) as { indexname: string }[]
+      ).map((i) => i.indexname);
+    try {
+      await runner.query(`SET search_path TO "${env.schema}"`);
+      const migration = new OneActiveRunsIndex1763700000009();
+      expect(migration.transaction).toBe(false);
+      await migration.down(runner);
+      expect(await activeIndexes()).toEqual(['runs_active', 'runs_active_by_update']);
+      await migration.up(runner);
+      expect(await activeIndexes()).toEqual(['runs_active']);
+    } finally {
+      await runner.release();
+    }
   });
 
   it("serves the reconciler's sweep: unfinished runs, least recently changed first", async () => {
