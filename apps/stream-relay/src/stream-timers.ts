@@ -21,7 +21,7 @@ export class Heartbeats<S extends { heartbeat(): void }> {
 
   add(stream: S): void {
     this.streams.add(stream);
-    this.timer ??= setInterval(() => this.streams.forEach((s) => s.heartbeat()), this.everyMs);
+    this.timer ??= setInterval(() => this.beat(), this.everyMs);
   }
 
   delete(stream: S): void {
@@ -29,6 +29,16 @@ export class Heartbeats<S extends { heartbeat(): void }> {
     if (this.streams.size === 0) {
       clearInterval(this.timer);
       this.timer = undefined;
+    }
+  }
+
+  private beat(): void {
+    for (const stream of this.streams) {
+      try {
+        stream.heartbeat();
+      } catch {
+        // One stream's failed write must not cost the others their heartbeat; its own close removes it.
+      }
     }
   }
 }
@@ -50,7 +60,7 @@ export class Deadlines<S extends { close(): unknown }> {
   }
 
   add(stream: S): void {
-    this.due.set(stream, Date.now() + this.afterMs);
+    this.due.set(stream, performance.now() + this.afterMs);
     if (this.timer === undefined) {
       this.arm();
     }
@@ -66,11 +76,12 @@ export class Deadlines<S extends { close(): unknown }> {
 
   private arm(): void {
     const first = this.due.values().next();
-    this.timer = first.done ? undefined : setTimeout(() => this.fire(), Math.max(0, first.value - Date.now()));
+    this.timer = first.done ? undefined : setTimeout(() => this.fire(), Math.max(0, first.value - performance.now()));
   }
 
   private fire(): void {
-    const now = Date.now();
+    // The monotonic clock: a wall-clock step (NTP, a resumed VM) must not end streams early or late.
+    const now = performance.now();
     for (const [stream, at] of this.due) {
       if (at > now) {
         break;
