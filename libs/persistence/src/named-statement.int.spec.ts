@@ -32,6 +32,17 @@ describe('named statements: prepared once per connection, answering like the pla
     expect(prepared).toContainEqual({ name: statement.name, statement: statement.text });
   });
 
+  it("answers after a migration changed the type of a column it reads (Postgres's 0A000 once per connection)", async () => {
+    const table = `named_${randomUUID().slice(0, 8)}`;
+    await db.query(`CREATE TABLE ${table} (x int)`);
+    await db.query(`INSERT INTO ${table} VALUES (21)`);
+    const statement = { name: `wrs_test_${randomUUID().slice(0, 8)}`, text: `SELECT x FROM ${table}` };
+    expect(await runNamed<{ x: number }>(db, statement)).toEqual([{ x: 21 }]);
+    await db.query(`ALTER TABLE ${table} ALTER COLUMN x TYPE text`);
+    expect(await runNamed<{ x: string }>(db, statement)).toEqual([{ x: '21' }]);
+    await db.query(`DROP TABLE ${table}`);
+  });
+
   it("reads the connection's own schema (its search_path), not another data source's", async () => {
     const other = await isolatedEnvironment();
     await migrate(other.database);

@@ -24,5 +24,15 @@ export async function runNamed<R>(db: DataSource, statement: NamedStatement, val
     // What TypeORM's own query throws on a closed data source: a 503, not a TypeError's 500.
     throw new CannotExecuteNotConnectedError();
   }
-  return (await pool.query({ name: statement.name, text: statement.text, values: [...values] })).rows as R[];
+  const config = { name: statement.name, text: statement.text, values: [...values] };
+  try {
+    return (await pool.query(config)).rows as R[];
+  } catch (error) {
+    // 0A000 "cached plan must not change result type": a migration changed a column the statement
+    // reads. Postgres plans it again on the next execution, so one retry answers.
+    if ((error as { code?: unknown }).code !== '0A000') {
+      throw error;
+    }
+    return (await pool.query(config)).rows as R[];
+  }
 }
