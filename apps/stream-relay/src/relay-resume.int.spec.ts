@@ -4,7 +4,6 @@ import { promisify } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { loadConfig, RelayEnv } from '@wrs/config';
 import { migrate, openDatabase } from '@wrs/persistence';
 import { RunProjection } from '@wrs/projection';
 import { contractOperations, isRelayOperation } from '@wrs/contracts';
@@ -16,15 +15,13 @@ import {
   expressRoutes,
   isolatedEnvironment,
   readSse,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
   testSigningKey,
   testToken,
   type IsolatedEnvironment,
   type SseResult,
 } from '@wrs/testing';
-import { createRelayApp } from './relay-app';
-import { connectRelayDependencies, type RelayDependencies } from './relay-dependencies';
+import type { RelayDependencies } from './relay-dependencies';
+import { startTestRelay, type TestRelay } from './test-relay.testing';
 
 const at = '2026-11-21T10:00:00.000Z';
 const placement = { provider: 'simulator', region: 'local-1', reason: 'as requested', candidates: [] };
@@ -49,6 +46,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
   let store: RunEventStore;
   let app: NestExpressApplication;
   let deps: RelayDependencies;
+  let relay: TestRelay;
   let base: string;
 
   const follow = (runId: string, headers: Record<string, string> = {}, t = token): Promise<SseResult> =>
@@ -72,31 +70,18 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     await ensureStreams(jsm, names);
     const js = jetstream(nc);
     store = new RunEventStore(js, jsm, names);
-    deps = await connectRelayDependencies(
-      loadConfig(RelayEnv, {
-        NATS_URL: env.natsUrl,
-        REDIS_URL: env.redisUrl,
-        DATABASE_URL: env.databaseUrl,
-        DATABASE_SCHEMA: env.schema,
-        SSE_MAX_DURATION_SECONDS: '3',
-        SSE_MAX_STREAMS_PER_WORKSPACE: '5',
-        SSE_MAX_BUFFERED_BYTES: '65536',
-        SSE_DRAIN_TIMEOUT_MS: '1000',
-        NAMESPACE: env.namespace,
-        AUTH_PUBLIC_KEY_FILE: publicKeyFile,
-        AUTH_ISSUER: TEST_ISSUER,
-        AUTH_AUDIENCE: TEST_AUDIENCE,
-        SSE_HEARTBEAT_MS: '1000',
-      }),
-    );
-    app = await createRelayApp(deps.module);
-    await app.listen(0, '127.0.0.1');
-    base = `${await app.getUrl()}/api/v1`;
+    relay = await startTestRelay(env, publicKeyFile, {
+      SSE_MAX_DURATION_SECONDS: '3',
+      SSE_MAX_STREAMS_PER_WORKSPACE: '5',
+      SSE_MAX_BUFFERED_BYTES: '65536',
+      SSE_DRAIN_TIMEOUT_MS: '1000',
+      SSE_HEARTBEAT_MS: '1000',
+    });
+    ({ app, deps, base } = relay);
   });
 
   afterAll(async () => {
-    await app.close();
-    await deps.close();
+    await relay.close();
     await nc.close();
     await env.cleanup();
   });

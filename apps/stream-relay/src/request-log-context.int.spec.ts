@@ -2,26 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { loadConfig, RelayEnv } from '@wrs/config';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import { createLogger } from '@wrs/observability';
 import { migrate } from '@wrs/persistence';
-import {
-  eventually,
-  isolatedEnvironment,
-  readSse,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
-  testSigningKey,
-  testToken,
-  type IsolatedEnvironment,
-} from '@wrs/testing';
-import { createRelayApp } from './relay-app';
-import { connectRelayDependencies, type RelayDependencies } from './relay-dependencies';
+import { eventually, isolatedEnvironment, readSse, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import { startTestRelay, type TestRelay } from './test-relay.testing';
 
 /**
  * A client that closes its stream: the socket's close event fires outside the request's async context
@@ -38,8 +26,7 @@ describe('a relay stream closed by its client is logged and traced as its reques
   let env: IsolatedEnvironment;
   let nc: NatsConnection;
   let store: RunEventStore;
-  let app: NestExpressApplication;
-  let deps: RelayDependencies;
+  let relay: TestRelay;
   let base: string;
 
   beforeAll(async () => {
@@ -51,32 +38,18 @@ describe('a relay stream closed by its client is logged and traced as its reques
     const jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, names);
     store = new RunEventStore(jetstream(nc), jsm, names);
-    deps = await connectRelayDependencies(
-      loadConfig(RelayEnv, {
-        NATS_URL: env.natsUrl,
-        REDIS_URL: env.redisUrl,
-        DATABASE_URL: env.databaseUrl,
-        DATABASE_SCHEMA: env.schema,
-        NAMESPACE: env.namespace,
-        AUTH_PUBLIC_KEY_FILE: publicKeyFile,
-        AUTH_ISSUER: TEST_ISSUER,
-        AUTH_AUDIENCE: TEST_AUDIENCE,
-      }),
-    );
     const output = new Writable({
       write(chunk: Buffer, _encoding, done) {
         lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
         done();
       },
     });
-    app = await createRelayApp(deps.module, { logger: createLogger('stream-relay', 'info', output) });
-    await app.listen(0, '127.0.0.1');
-    base = `${await app.getUrl()}/api/v1`;
+    relay = await startTestRelay(env, publicKeyFile, {}, { logger: createLogger('stream-relay', 'info', output) });
+    ({ base } = relay);
   });
 
   afterAll(async () => {
-    await app.close();
-    await deps.close();
+    await relay.close();
     await nc.close();
     await env.cleanup();
     await provider.shutdown();

@@ -1,24 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SESSION_COOKIE, SessionStore } from '@wrs/auth';
-import { loadConfig, RelayEnv } from '@wrs/config';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, connectRedis, ensureStreams, RunEventStore, StreamNames, TokenRevocations } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
-import {
-  isolatedEnvironment,
-  readSse,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
-  testSigningKey,
-  testToken,
-  type IsolatedEnvironment,
-  type SseResult,
-} from '@wrs/testing';
-import { createRelayApp } from './relay-app';
-import { connectRelayDependencies, type RelayDependencies } from './relay-dependencies';
+import { isolatedEnvironment, readSse, testSigningKey, testToken, type IsolatedEnvironment, type SseResult } from '@wrs/testing';
+import { startTestRelay, type TestRelay } from './test-relay.testing';
 
 const at = '2026-11-21T10:00:00.000Z';
 const created = (runId: string): RunEvent => ({
@@ -39,27 +27,12 @@ describe('open event streams end with their credential', () => {
   let store: RunEventStore;
   /** Another replica's (or the admin command's) view of the revocation stream. */
   let elsewhere: TokenRevocations;
-  const relays: { app: NestExpressApplication; deps: RelayDependencies; base: string }[] = [];
+  const relays: TestRelay[] = [];
 
   async function startRelay(): Promise<string> {
-    const deps = await connectRelayDependencies(
-      loadConfig(RelayEnv, {
-        NATS_URL: env.natsUrl,
-        REDIS_URL: env.redisUrl,
-        DATABASE_URL: env.databaseUrl,
-        DATABASE_SCHEMA: env.schema,
-        NAMESPACE: env.namespace,
-        AUTH_PUBLIC_KEY_FILE: publicKeyFile,
-        AUTH_ISSUER: TEST_ISSUER,
-        AUTH_AUDIENCE: TEST_AUDIENCE,
-        SSE_HEARTBEAT_MS: '1000',
-      }),
-    );
-    const app = await createRelayApp(deps.module);
-    await app.listen(0, '127.0.0.1');
-    const base = `${await app.getUrl()}/api/v1`;
-    relays.push({ app, deps, base });
-    return base;
+    const relay = await startTestRelay(env, publicKeyFile, { SSE_HEARTBEAT_MS: '1000' });
+    relays.push(relay);
+    return relay.base;
   }
 
   beforeAll(async () => {
@@ -76,8 +49,7 @@ describe('open event streams end with their credential', () => {
 
   afterAll(async () => {
     for (const relay of relays) {
-      await relay.app.close();
-      await relay.deps.close();
+      await relay.close();
     }
     await elsewhere.stop();
     await nc.close();

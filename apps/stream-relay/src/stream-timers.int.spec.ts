@@ -3,21 +3,11 @@ import { get, type ClientRequest } from 'node:http';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { loadConfig, RelayEnv } from '@wrs/config';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, ensureStreams, RunEventStore, StreamNames } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
-import {
-  isolatedEnvironment,
-  patience,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
-  testSigningKey,
-  testToken,
-  type IsolatedEnvironment,
-} from '@wrs/testing';
-import { createRelayApp } from './relay-app';
-import { connectRelayDependencies, type RelayDependencies } from './relay-dependencies';
+import { isolatedEnvironment, patience, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import { startTestRelay, type TestRelay } from './test-relay.testing';
 import { RunEventsController } from './run-events.controller';
 
 const at = '2026-11-21T10:00:00.000Z';
@@ -56,7 +46,7 @@ describe('one heartbeat timer and one deadline timer for all of a relay’s stre
   let nc: NatsConnection;
   let store: RunEventStore;
   let app: NestExpressApplication;
-  let deps: RelayDependencies;
+  let relay: TestRelay;
   let base: string;
   let controller: RunEventsController;
 
@@ -68,29 +58,16 @@ describe('one heartbeat timer and one deadline timer for all of a relay’s stre
     const jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, names);
     store = new RunEventStore(jetstream(nc), jsm, names);
-    deps = await connectRelayDependencies(
-      loadConfig(RelayEnv, {
-        NATS_URL: env.natsUrl,
-        REDIS_URL: env.redisUrl,
-        DATABASE_URL: env.databaseUrl,
-        DATABASE_SCHEMA: env.schema,
-        NAMESPACE: env.namespace,
-        AUTH_PUBLIC_KEY_FILE: publicKeyFile,
-        AUTH_ISSUER: TEST_ISSUER,
-        AUTH_AUDIENCE: TEST_AUDIENCE,
-        SSE_HEARTBEAT_MS: '1000',
-        SSE_MAX_DURATION_SECONDS: String(Math.round(patience(8))),
-      }),
-    );
-    app = await createRelayApp(deps.module);
-    await app.listen(0, '127.0.0.1');
-    base = `${await app.getUrl()}/api/v1`;
+    relay = await startTestRelay(env, publicKeyFile, {
+      SSE_HEARTBEAT_MS: '1000',
+      SSE_MAX_DURATION_SECONDS: String(Math.round(patience(8))),
+    });
+    ({ app, base } = relay);
     controller = app.get(RunEventsController);
   });
 
   afterAll(async () => {
-    await app.close();
-    await deps.close();
+    await relay.close();
     await nc.close();
     await env.cleanup();
   });
