@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { context } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
 import { REQUEST_ID_HEADER } from '@wrs/messaging';
 import { addLogContext, extractTraceContext, inSpan, SpanKind, sseEventsSent } from '@wrs/observability';
 import type { FeedEvent } from './feed/feed-event';
@@ -16,7 +16,7 @@ const sentCounters = new Map<string, { inc(): void }>();
  * Sends one event and counts it. Only the first stream on this relay traces and logs it (continuing the
  * trace from the message headers); doing that per stream made fan-out to many streams slow.
  */
-export function deliverObserved(event: FeedEvent, send: () => void | Promise<void>): void | Promise<void> {
+export function deliverObserved(event: FeedEvent, send: () => void | Promise<void>, streamContext: Context): void | Promise<void> {
   if (observed.has(event)) {
     const sent = send();
     if (sent) {
@@ -27,7 +27,9 @@ export function deliverObserved(event: FeedEvent, send: () => void | Promise<voi
   }
   observed.add(event);
   const requestId = event.headers?.get(REQUEST_ID_HEADER);
-  const parent = addLogContext(extractTraceContext(event.headers, context.active()), {
+  // The stream's own request context: an event without a request of its own (one the reconciler
+  // decided) is logged with the ids of the stream's request, as the firehose's turn has none.
+  const parent = addLogContext(extractTraceContext(event.headers, streamContext), {
     runId: event.envelope.runId,
     workspaceId: event.envelope.workspaceId,
     ...(requestId ? { requestId } : {}),

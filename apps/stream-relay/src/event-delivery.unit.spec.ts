@@ -1,4 +1,5 @@
 import { headers } from '@nats-io/nats-core';
+import { context } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { REQUEST_ID_HEADER } from '@wrs/messaging';
 import { injectTraceContext, inSpan, sseEventsSent } from '@wrs/observability';
@@ -36,16 +37,16 @@ describe('one event fanned out to many streams', () => {
     const before = await sentOf('run.started');
     const written: number[] = [];
     // The first stream traces it; the others write at once (a socket with room: no promise), or wait for a drain.
-    await deliverObserved(event, () => Promise.resolve(void written.push(1)));
-    expect(deliverObserved(event, () => void written.push(2))).toBeUndefined();
-    await deliverObserved(event, () => Promise.resolve(void written.push(3)));
+    await deliverObserved(event, () => Promise.resolve(void written.push(1)), context.active());
+    expect(deliverObserved(event, () => void written.push(2), context.active())).toBeUndefined();
+    await deliverObserved(event, () => Promise.resolve(void written.push(3)), context.active());
     expect(written).toEqual([1, 2, 3]);
     expect((await sentOf('run.started')) - before).toBe(3);
     const [publish, ...delivered] = exporter.getFinishedSpans();
     expect(delivered.map((s) => s.name)).toEqual(['deliver run.event']);
     expect(delivered[0]!.spanContext().traceId).toBe(publish!.spanContext().traceId);
     // Another event is traced again.
-    await deliverObserved(await eventDecidedInATrace(9), () => Promise.resolve());
+    await deliverObserved(await eventDecidedInATrace(9), () => Promise.resolve(), context.active());
     expect(exporter.getFinishedSpans().filter((s) => s.name === 'deliver run.event')).toHaveLength(2);
   });
 });

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Logger, Param, Query, Req, Res, type BeforeApplicationShutdown } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
 import { authOf, type Principal } from '@wrs/auth';
 import { rateLimitRejections, sseEventsSent, sseOpenStreams } from '@wrs/observability';
 import { ProblemError, requestIdOf } from '@wrs/problem';
@@ -134,6 +135,8 @@ class RelayedStream implements StreamSink {
   ended: CredentialEndReason | undefined;
   unwatch: () => void = () => undefined;
   private over = false;
+  /** The stream's request context (made in the route): events are pushed later, from the firehose's turn. */
+  private readonly opened = context.active();
 
   constructor(
     readonly sse: SseWriter,
@@ -151,7 +154,7 @@ class RelayedStream implements StreamSink {
       return sent ? sent.then(countReset) : countReset();
     }
     const { event } = item;
-    return deliverObserved(event, () => this.sse.frame(sseFrameOf(event)));
+    return deliverObserved(event, () => this.sse.frame(sseFrameOf(event)), this.opened);
   }
 
   end(error?: unknown): void {
