@@ -39,7 +39,7 @@ describe('private servers (BENCH_PRIVATE_SERVERS=1): what the bench starts', () 
     expect(settings.get('fsync')).toBe('on');
     expect(settings.get('synchronous_commit')).toBe('on');
     expect(settings.get('shared_buffers')).toBe('128MB');
-    expect(settings.get('autovacuum')).toBe('off');
+    expect(settings.get('autovacuum')).toBe('on');
     expect(settings.get('listen_addresses')).toBe('127.0.0.1');
     // The one setting the shared server lacks: per-statement counters for the breakdown.
     expect(settings.get('shared_preload_libraries')).toBe('pg_stat_statements');
