@@ -1,6 +1,7 @@
 import { contractValidator } from './contract-client';
 import type { ObservedResponse } from './contract-validator';
 import { parseJsonOrUndefined } from './parse-json';
+import { fetchResendingOnReset } from './reset-retry';
 
 export interface CheckedFetch {
   /** A fetch that records each exchange and checks each answer against the contract. */
@@ -53,7 +54,7 @@ export function contractCheckedFetch(apiRoot: string): CheckedFetch {
  * returned untouched; a violation throws.
  */
 export async function apiFetch(url: string, init?: RequestInit): Promise<Response> {
-  const response = await fetch(url, init);
+  const response = await fetchResendingOnReset(url, init);
   assertApiAnswer(init?.method ?? 'GET', url, await observe(response));
   return response;
 }

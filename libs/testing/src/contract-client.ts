@@ -1,5 +1,6 @@
 import { ContractValidator, type ObservedResponse } from './contract-validator';
 import { parseJsonOrUndefined } from './parse-json';
+import { fetchResendingOnReset } from './reset-retry';
 
 export interface CallOptions {
   readonly token?: string;
@@ -44,7 +45,7 @@ export async function sendRequest(method: string, url: string, options: CallOpti
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const res = await fetchResendingOnReset(url, { method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, body: parseJsonOrUndefined(text) };
 }
