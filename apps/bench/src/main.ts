@@ -13,6 +13,8 @@ import { projectionCatchUp } from './projection';
 import { CpuUsage } from './cpu-usage';
 import { round } from './stats';
 import { cpuPerRunFigures } from './cpu-per-run';
+import { essentialSseRead, eventsPerRunOf, measureEssential, type EssentialMeasured } from './essential/essential-scenario';
+import { ESSENTIAL_COUNTERPARTS, essentialWhat, type EssentialProcesses } from './essential/essential-process';
 import { serversOf, waitUntil } from './stack-probes';
 import { writeResults } from './write-results';
 import { measureFloor, type FloorLoads } from './floor/floor-scenario';
@@ -89,12 +91,8 @@ async function main(): Promise<void> {
     nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
     onOutput: () => undefined,
   });
-  stopServices = () => stack.stop();
-  await stack.start();
-  // Which profile is whose: a .cpuprofile is named by its process id only.
-  const profiled = new Map([...stack.processes].map(([name, child]) => [String(child.pid), name]));
-  const db = await openDatabase(database);
-  await new Workspaces(db).ensure('bench', 'Benchmarks');
+  let essentialProcesses: EssentialProcesses | undefined;
+  stopServices = () => Promise.all([essentialProcesses?.stop(), stack.stop()]).then(() => undefined);
   const token = await mintAccessToken(readSigningKey(keys.privateKeyFile), {
     issuer: 'workload-run-service-dev',
     audience: 'workload-run-service',
@@ -102,6 +100,40 @@ async function main(): Promise<void> {
     subject: 'bench',
     ttlSeconds: 3600,
   });
+  const e2eRates = (process.env['BENCH_E2E_RATE'] ?? '200,100').split(',').map(Number);
+  // The essential work of a run on the same parts (essential/), CPU's same-run baseline at the judged
+  // rate: measured before the stack starts, so the servers' CPU in its windows is its own work.
+  let essential: EssentialMeasured | undefined;
+  const essentialPids = new Map<string, string>();
+  if (only.has('e2e') && e2eRates.includes(JUDGED_CPU_RATE)) {
+    essential = await measureEssential(
+      join(root, 'dist'),
+      {
+        natsUrl: env.natsUrl,
+        databaseUrl: env.databaseUrl,
+        schema: namespace,
+        namespace,
+        publicKeyFile: keys.publicKeyFile,
+        sseRead: essentialSseRead(process.env['BENCH_ESSENTIAL_SSE']),
+      },
+      token,
+      serversOf(env),
+      JUDGED_CPU_RATE,
+      seconds,
+      CPU_MEASUREMENTS,
+      (processes) => {
+        essentialProcesses = processes;
+        processes?.pids.forEach((pid, name) => essentialPids.set(String(pid), name));
+      },
+      cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
+    );
+  }
+  await stack.start();
+  // Which profile is whose: a .cpuprofile is named by its process id only.
+  const profiled = new Map([...stack.processes].map(([name, child]) => [String(child.pid), name]));
+  essentialPids.forEach((name, pid) => profiled.set(pid, name));
+  const db = await openDatabase(database);
+  await new Workspaces(db).ensure('bench', 'Benchmarks');
   const figures: Figure[] = [];
   let floor: FloorProcess | undefined;
   // Postgres's statements during the judged CPU-per-run windows (a private server only: it preloads pg_stat_statements).
@@ -209,7 +241,7 @@ async function main(): Promise<void> {
     if (only.has('e2e')) {
       const pids = new Map([...stack.processes].flatMap(([name, child]) => (child.pid ? [[name, child.pid] as const] : [])));
       const servers = serversOf(env);
-      for (const rate of (process.env['BENCH_E2E_RATE'] ?? '200,100').split(',').map(Number)) {
+      for (const rate of e2eRates) {
         // At the judged rate CPU per run is measured three times (its noise here is a few ms); the latency shown is the first's.
         const cpuPerRun: Map<string, number>[] = [];
         const windows: StatementWindow[] = [];
@@ -229,10 +261,35 @@ async function main(): Promise<void> {
           cpuPerRun.push(measured.cpuPerRun);
           windows.push(...(measured.statements ? [measured.statements] : []));
         }
-        figures.push(...cpuPerRunFigures(`at ${rate} runs/s`, cpuPerRun, rate === JUDGED_CPU_RATE));
+        const baseline =
+          rate === JUDGED_CPU_RATE && essential
+            ? {
+                what: essentialWhat(essential.sseRead, essential.cpuPerRun.length),
+                measurements: essential.cpuPerRun,
+                counterparts: ESSENTIAL_COUNTERPARTS,
+              }
+            : undefined;
+        figures.push(...cpuPerRunFigures(`at ${rate} runs/s`, cpuPerRun, rate === JUDGED_CPU_RATE, baseline));
         if (windows.length > 0) {
           statements = breakdownPerRun(`at ${rate} runs/s`, sumWindows(windows), rate * seconds * windows.length);
         }
+      }
+      if (essential) {
+        figures.push(
+          {
+            scenario: 'end-to-end',
+            metric: `essential work: runs that failed (create not 201, or no first event) at ${JUDGED_CPU_RATE} runs/s`,
+            value: essential.failed,
+            unit: 'count',
+          },
+          {
+            scenario: 'end-to-end',
+            metric: "events per run (the events stream's messages over its runs' subjects, every run of the bench so far)",
+            value: round(await eventsPerRunOf(env.natsUrl, new StreamNames(namespace).eventsStream), 2),
+            unit: 'events',
+            baseline: { what: "the essential program's", value: round(essential.eventsPerRun, 2) },
+          },
+        );
       }
     }
     for (const size of only.has('fanout') ? fanOutSizes : []) {
