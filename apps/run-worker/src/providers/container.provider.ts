@@ -21,6 +21,9 @@ const LABEL_PULL = 'io.workload-run-service.pull';
  * run again finds it and re-attaches instead of starting a second one.
  */
 export class ContainerProvider implements RunProvider {
+  /** The engine is this installation's own: a workspace stores no key for it. */
+  readonly takesCredential = false;
+
   constructor(
     private readonly engine: Docker,
     readonly name = 'container',

@@ -38,6 +38,8 @@ const LOG_BYTES = LOG_LIMITS.maxLinesPerRun * (LOG_LIMITS.maxLineLength + 1);
  * after the run, so a second submit meets 409 AlreadyExists and re-attaches.
  */
 export class KubernetesProvider implements RunProvider {
+  /** The cluster is the workspace's, named by its stored credential. */
+  readonly takesCredential = true;
   private readonly options: KubernetesProviderOptions;
   private readonly opened = new Map<string, { apis: KubernetesApis; until: number }>();
   /** Every cluster place this process opened, by cache key: what listHeld looks at without `places`. */

@@ -3,7 +3,7 @@ import { ProviderHealth } from './provider-health';
 
 function providerWithProbe(name: string, probe?: () => Promise<void>): RunProvider {
   const never = () => Promise.reject(new Error('not used'));
-  return { name, submit: never, observe: never, logs: never, cancel: never, ...(probe ? { probe } : {}) };
+  return { name, takesCredential: false, submit: never, observe: never, logs: never, cancel: never, ...(probe ? { probe } : {}) };
 }
 
 describe('ProviderHealth', () => {

@@ -49,7 +49,12 @@ export type Observation =
  */
 export interface RunProvider {
   readonly name: string;
-  /** `credential` is the workspace's stored key for this provider and region, opened for this call only. */
+  /**
+   * Whether submit is handed the workspace's stored key: it is read and decrypted only for a provider
+   * that uses one (a key opened for nothing would still be a plaintext in memory, and a read per run).
+   */
+  readonly takesCredential: boolean;
+  /** `credential` is the workspace's stored key for this provider and region, opened for this call only (null: none). */
   submit(run: RunView, placement: Placement, credential: string | null): Promise<void>;
   observe(run: RunView): Promise<Observation>;
   /** Log lines from `fromIndex` on (numbered from 0 over stdout and stderr together). */

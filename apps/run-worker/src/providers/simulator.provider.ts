@@ -10,6 +10,8 @@ export const SIMULATOR_DEFAULTS = { startDelayMs: 20, durationMs: 100, exitCode:
  * and lets tests and demos choose success, failure, duration and output per run.
  */
 export class SimulatorProvider implements RunProvider {
+  readonly takesCredential = false;
+
   constructor(
     readonly name = 'simulator',
     private readonly clock: () => number = Date.now,

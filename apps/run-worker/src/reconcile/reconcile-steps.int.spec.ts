@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { fold, toRunView, type ProviderOffer, type RunEvent, type RunView } from '@wrs/domain';
+import { sealSecret } from '@wrs/credentials';
+import { fold, toRunView, type Placement, type ProviderOffer, type RunEvent, type RunView } from '@wrs/domain';
 import { connectNats, ensureStreams, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
 import { migrate, openDatabase, ProviderCredentials, RunQueries } from '@wrs/persistence';
 import { RunProjection } from '@wrs/projection';
@@ -27,15 +28,19 @@ class ScriptedProvider implements RunProvider {
   readonly held = new Set<string>();
   readonly streamAtSubmit: string[][] = [];
   submits: SubmitOutcome[] = [];
+  /** The credential each submit was handed, by run. */
+  readonly credentials = new Map<string, string | null>();
   /** A provider that keeps reporting the workload after a cancel (cannot confirm it is gone). */
   stubborn = false;
 
   constructor(
     readonly name: string,
     private readonly typesOf: (runId: string) => Promise<string[]>,
+    readonly takesCredential = false,
   ) {}
 
-  async submit(run: RunView): Promise<void> {
+  async submit(run: RunView, _placement: Placement, credential: string | null): Promise<void> {
+    this.credentials.set(run.runId, credential);
     this.streamAtSubmit.push(await this.typesOf(run.runId));
     const outcome = this.submits.shift() ?? 'take';
     if (outcome === 'hang') {
@@ -94,10 +99,15 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
   const typesOf = async (runId: string): Promise<string[]> => (await store.read('ws', runId)).events.map((e) => e.event.type);
   const first = new ScriptedProvider('first', typesOf);
   const second = new ScriptedProvider('second', typesOf);
+  /** Takes the workspace's stored key, as the Kubernetes provider does. */
+  const keyed = new ScriptedProvider('keyed', typesOf, true);
+  const kek = generateKeyPairSync('x25519');
   const offers: ProviderOffer[] = [
     { provider: 'first', regions: ['r1'], priority: 0 },
     { provider: 'second', regions: ['r1'], priority: 1 },
   ];
+  /** The test's own reconciler also offers 'keyed', last, so `auto` never picks it. */
+  const withKeyed: ProviderOffer[] = [...offers, { provider: 'keyed', regions: ['r1'], priority: 2 }];
   const UNRESPONSIVE_MS = 60_000;
 
   beforeAll(async () => {
@@ -110,7 +120,7 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     await ensureStreams(jsm, names);
     store = new RunEventStore(jetstream(nc), jsm, names);
     handler = new RunCommandHandler(store);
-    reconciler = replica();
+    reconciler = replica(withKeyed);
   });
 
   /** A reconciler on the same store and providers, with its own memory: the test's own, or another replica. */
@@ -118,9 +128,9 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     return new Reconciler(
       new RunQueries(db),
       handler,
-      new ProviderRegistry([first, second]),
+      new ProviderRegistry([first, second, keyed]),
       withOffers,
-      new CredentialVault(new ProviderCredentials(db), new Map()),
+      new CredentialVault(new ProviderCredentials(db), new Map([['k1', kek.privateKey]])),
       { intervalMs, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
       () => new Date(now),
     );
@@ -201,6 +211,34 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     expect(await driveUntil(runId, 2)).toEqual(['run.created', 'run.dispatched']);
     await until(() => first.held.has(runId));
     expect(first.streamAtSubmit[submitsBefore]).toEqual(['run.created', 'run.dispatched']);
+  });
+
+  it("hands the workspace's stored key only to a provider that takes one: none is read for another", async () => {
+    const store = async (provider: string, kekId: string, secret: string): Promise<void> => {
+      const id = randomUUID();
+      const { publicKey } = kekId === 'k1' ? kek : generateKeyPairSync('x25519');
+      await new ProviderCredentials(db).add({
+        id,
+        workspaceId: 'ws',
+        provider,
+        region: null,
+        fingerprint: `fp-${id}`,
+        lastFour: secret.slice(-4),
+        sealed: sealSecret(secret, { id: kekId, publicKey }, `ws/${id}`),
+      });
+    };
+    // A key for 'first' that this worker cannot open: reading it would fail the submit.
+    await store('first', 'k-elsewhere', 'first-secret');
+    await store('keyed', 'k1', 'keyed-secret');
+    const unkeyed = await createdRun('first');
+    await driveUntil(unkeyed, 2);
+    await until(() => first.held.has(unkeyed));
+    expect(first.credentials.get(unkeyed)).toBeNull();
+    const withKey = await createdRun('keyed');
+    await driveUntil(withKey, 2);
+    await until(() => keyed.held.has(withKey));
+    expect(keyed.credentials.get(withKey)).toBe('keyed-secret');
+    expect(errors).toEqual([]);
   });
 
   it('a certain refusal queues the run again and the next candidate takes it, the refusal recorded', async () => {

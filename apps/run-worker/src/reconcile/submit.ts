@@ -27,7 +27,7 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
     });
   }
   // Opened here, outside the try: a failure to read our own store is not the provider's.
-  const credential = await context.vault.open(run.workspaceId, placement.provider, placement.region);
+  const credential = provider.takesCredential ? await context.vault.open(run.workspaceId, placement.provider, placement.region) : null;
   context.failpoint('worker.before-submit');
   try {
     await observeDispatch(placement.provider, () => provider.submit(run, placement, credential));
