@@ -1,7 +1,7 @@
 import { whenSessionEnds } from './api';
 import { fill, h } from './dom';
 import { layout } from './layout';
-import { currentSession, signOut } from './session';
+import { currentSession, forgetSession, signOut } from './session';
 import type { Session } from '@wrs/contracts/types';
 import { createRunView } from './views/create-run';
 import { errorBox } from './views/error-box';
@@ -83,6 +83,7 @@ document.addEventListener('click', (event) => {
 });
 window.addEventListener('popstate', () => route());
 whenSessionEnds(() => {
+  forgetSession();
   if (session) {
     session = null;
     route(true, 'Your session has ended; sign in again.');

@@ -72,6 +72,7 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     await page.getByLabel('Provider', { exact: true }).selectOption('sim-east');
     expect(await optionValues(page, 'Region')).toEqual(['auto', 'east-1']);
     await page.getByLabel('Region', { exact: true }).selectOption('east-1');
+    await page.getByLabel('Image').fill('busybox');
     await page.getByLabel(/^Environment/).fill('SIM_DURATION_MS=100');
     await page.getByRole('button', { name: 'Create run' }).click();
     await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);

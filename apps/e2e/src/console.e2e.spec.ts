@@ -34,6 +34,9 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
   let token: string;
   const cspViolations: string[] = [];
   const pageErrors: string[] = [];
+  // What the browser reports as errors in its console (a failed request among them), and the page's requests.
+  const consoleErrors: string[] = [];
+  const requests: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -62,6 +65,12 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
       }
     });
     page.on('pageerror', (error) => pageErrors.push(String(error)));
+    page.on('console', (message) => {
+      if (message.type() === 'error') {
+        consoleErrors.push(message.text());
+      }
+    });
+    page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
   });
 
   afterAll(async () => {
@@ -108,6 +117,18 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
     await missing.text();
   });
 
+  it('shows the sign-in form without a failing request: no error in the browser console', async () => {
+    consoleErrors.length = 0;
+    requests.length = 0;
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    // This browser never signed in: nothing to ask GET /sessions/current about (its 401 is logged as an error).
+    expect(consoleErrors).toEqual([]);
+    expect(requests.filter((r) => r.includes('/sessions/current'))).toEqual([]);
+  });
+
   it('signs in with the token once, by keyboard; the token is then nowhere in the page, its URL or storage', async () => {
     await page.goto(`${origin}/console/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -119,11 +140,68 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
     const cookies = await context.cookies();
     expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([['__Host-wrs_session', true, true, 'Strict']]);
     // Page-side expressions as strings: this file is type-checked for Node, without the DOM's globals.
-    const stored = await page.evaluate('[localStorage.length, sessionStorage.length, document.cookie]');
-    expect(stored).toEqual([0, 0, '']);
+    // Storage holds when the session ends (so a reload knows whether to ask), no credential: not the
+    // token, not the CSRF token, no cookie readable by script.
+    const stored = await page.evaluate<[Record<string, string>, number, string]>(
+      '[Object.fromEntries(Object.entries(localStorage)), sessionStorage.length, document.cookie]',
+    );
+    expect(stored).toEqual([{ 'wrs.console.sessionExpiresAt': expect.any(String) }, 0, '']);
+    expect(Date.parse(stored[0]['wrs.console.sessionExpiresAt'] ?? '')).toBeGreaterThan(Date.now());
     expect(page.url()).not.toContain(token);
     expect(await page.content()).not.toContain(token);
     expect(await page.getByLabel('Access token').count()).toBe(0);
+    // A reload asks for the session (200) and stays signed in.
+    requests.length = 0;
+    await page.reload();
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    expect(requests.filter((r) => r.includes('/sessions/current'))).toEqual(['GET /api/v1/sessions/current']);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('starts the New run form with no image, refuses an empty one itself, and then offers the last image created', async () => {
+    const posts: string[] = [];
+    const onRequest = (request: { method(): string; url(): string }): void => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/v1/runs')) {
+        posts.push(request.url());
+      }
+    };
+    page.on('request', onRequest);
+    try {
+      await page.getByRole('link', { name: 'New run' }).first().click();
+      await page.getByRole('heading', { name: 'New run' }).waitFor();
+      const image = page.getByLabel('Image');
+      // No image that works on one machine and fails on the next: empty, an example, and the offline image named.
+      expect(await image.inputValue()).toBe('');
+      expect(await image.getAttribute('placeholder')).toBe('e.g. busybox:1.36');
+      expect(await page.locator('#image-help [data-local-image]').textContent()).toBe('localhost/wrs-test/base:bookworm');
+      for (const value of ['', '   ']) {
+        await image.fill(value);
+        await page.getByRole('button', { name: 'Create run' }).click();
+        await page.locator('#image-error').waitFor();
+        expect(await page.locator('#image-error').textContent()).toBe('Enter the image to run (for example busybox:1.36).');
+        expect(await image.getAttribute('aria-invalid')).toBe('true');
+        expect(await image.evaluate((input) => (input as unknown as { validationMessage: string }).validationMessage)).toBe(
+          'Enter the image to run (for example busybox:1.36).',
+        );
+      }
+      expect(posts).toEqual([]);
+      expect(page.url()).toBe(`${origin}/console/new`);
+      await image.fill('localhost/wrs-test/base:bookworm');
+      expect(await page.locator('#image-error').isVisible()).toBe(false);
+      await page.getByLabel(/^Environment/).fill('SIM_DURATION_MS=50');
+      await page.getByRole('button', { name: 'Create run' }).click();
+      await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
+      expect(posts).toHaveLength(1);
+      // The next form (and after a reload) starts with the image of the run this browser created last.
+      await page.getByRole('link', { name: 'New run' }).first().click();
+      await page.getByRole('heading', { name: 'New run' }).waitFor();
+      expect(await page.getByLabel('Image').inputValue()).toBe('localhost/wrs-test/base:bookworm');
+      await page.reload();
+      await page.getByRole('heading', { name: 'New run' }).waitFor();
+      expect(await page.getByLabel('Image').inputValue()).toBe('localhost/wrs-test/base:bookworm');
+    } finally {
+      page.off('request', onRequest);
+    }
   });
 
   it('creates a run from the form and shows its events and log lines as they arrive', async () => {
@@ -347,6 +425,14 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByText('You are signed out.').waitFor();
     expect(await context.cookies()).toEqual([]);
+    // Signed out: a reload shows the sign-in form without asking for a session, so without a console error.
+    consoleErrors.length = 0;
+    requests.length = 0;
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(requests.filter((r) => r.includes('/sessions/current'))).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    expect(await page.evaluate<string[]>('Object.keys(localStorage)')).toEqual(['wrs.console.lastImage']);
     // In the page, so the answer is checked by watchApiAnswers.
     const after = await page.evaluate(async () => (await fetch('/api/v1/runs')).status);
     expect(after).toBe(401);

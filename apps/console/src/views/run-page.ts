@@ -4,7 +4,7 @@ import { shortId } from '../format';
 import type { RunResource as Run } from '@wrs/contracts/types';
 import { confirmCancel } from './cancel-dialog';
 import { errorBox } from './error-box';
-import { runCards } from './run-details';
+import { runCards, withDispatchEvent, type DispatchAttempt } from './run-details';
 import { eventItem, followRunEvents, logItem, type StreamStatus } from './run-events';
 import type { View } from './view';
 
@@ -29,19 +29,28 @@ export function runPageView(runId: string): View {
   const logs = h('ol', { class: 'logs', 'aria-label': 'Log lines' });
   const cancel = h('button', { type: 'button', class: 'danger', hidden: true }, 'Cancel run…');
   let run: Run | null = null;
+  // Its dispatches as its events tell them: the run keeps no placement that was refused.
+  let attempts: readonly DispatchAttempt[] = [];
+  let rendered = '';
   let etag: string | null = null;
   let disposed = false;
   let refreshTimer: number | undefined;
 
-  const show = (next: Run): void => {
+  const render = (): void => {
     // Re-rendered only when something changed, so a screen reader is not told the same thing again.
-    if (JSON.stringify(next) !== JSON.stringify(run)) {
-      const cards = runCards(next);
+    const key = JSON.stringify([run, attempts]);
+    if (run && key !== rendered) {
+      rendered = key;
+      const cards = runCards(run, attempts);
       fill(details, cards.state);
       fill(timing, cards.timing);
       fill(where, cards.placement);
     }
+  };
+
+  const show = (next: Run): void => {
     run = next;
+    render();
     details.setAttribute('aria-busy', 'false');
     cancel.hidden = run.terminal || run.state === 'canceling';
   };
@@ -104,6 +113,10 @@ export function runPageView(runId: string): View {
         logs.append(logItem(id, event));
       } else {
         events.append(eventItem(id, type, event));
+        if (event && event.type !== 'reset') {
+          attempts = withDispatchEvent(attempts, event);
+          render();
+        }
         scheduleRefresh(150);
       }
     },
