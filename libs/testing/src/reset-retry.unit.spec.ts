@@ -28,18 +28,34 @@ describe('fetchResendingOnReset', () => {
     await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
   });
 
-  it('sends a request whose connection closed before any answer once more, with the same body', async () => {
+  const keyed = { 'idempotency-key': 'k1' };
+
+  it('sends a keyed request whose connection closed before any answer once more, with the same body', async () => {
     const { server, url, seen } = await droppingServer(1);
     servers.push(server);
-    const res = await fetchResendingOnReset(url, { method: 'POST', body: '{"a":1}' });
+    const res = await fetchResendingOnReset(url, { method: 'POST', headers: keyed, body: '{"a":1}' });
     expect([res.status, await res.text()]).toEqual([200, 'ok']);
     expect(seen).toEqual(['{"a":1}', '{"a":1}']);
+  });
+
+  it('sends a GET once more too', async () => {
+    const { server, url, seen } = await droppingServer(1);
+    servers.push(server);
+    expect((await fetchResendingOnReset(url)).status).toBe(200);
+    expect(seen).toEqual(['', '']);
+  });
+
+  it('never sends a POST without an Idempotency-Key again: the server may have acted on it', async () => {
+    const { server, url, seen } = await droppingServer(1);
+    servers.push(server);
+    await expect(fetchResendingOnReset(url, { method: 'POST', body: 'x' })).rejects.toThrow('fetch failed');
+    expect(seen).toEqual(['x']);
   });
 
   it('sends it only once more: a second close is the answer', async () => {
     const { server, url, seen } = await droppingServer(2);
     servers.push(server);
-    await expect(fetchResendingOnReset(url, { method: 'POST', body: 'x' })).rejects.toThrow('fetch failed');
+    await expect(fetchResendingOnReset(url, { method: 'POST', headers: keyed, body: 'x' })).rejects.toThrow('fetch failed');
     expect(seen).toEqual(['x', 'x']);
   });
 
@@ -47,7 +63,9 @@ describe('fetchResendingOnReset', () => {
     const { server, url, seen } = await droppingServer(1);
     servers.push(server);
     const body = Readable.toWeb(Readable.from([Buffer.from('once')])) as ReadableStream;
-    await expect(fetchResendingOnReset(url, { method: 'POST', body, duplex: 'half' } as RequestInit)).rejects.toThrow('fetch failed');
+    await expect(fetchResendingOnReset(url, { method: 'POST', headers: keyed, body, duplex: 'half' } as RequestInit)).rejects.toThrow(
+      'fetch failed',
+    );
     expect(seen).toEqual(['once']);
   });
 

@@ -87,6 +87,8 @@ export async function startEssential(distDir: string, nodeArgs: readonly string[
         child.once('exit', (code, signal) =>
           reject(new Error(`the essential ${role} exited (${signal ?? `code ${code}`}) before it was ready`)),
         );
+        // A child that hangs at start (a connect without a timeout) would hang the bench.
+        setTimeout(() => reject(new Error(`the essential ${role} was not ready within ${READY_WITHIN_MS} ms`)), READY_WITHIN_MS).unref();
       });
     };
     // The worker first: its consumers exist before the first run is created.
@@ -117,3 +119,6 @@ function stopChild(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   return exited;
 }
+
+/** How long an essential process may take to say it is ready. */
+const READY_WITHIN_MS = 60_000;
