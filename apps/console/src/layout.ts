@@ -1,10 +1,18 @@
 import { h } from './dom';
 import type { Session } from '@wrs/contracts/types';
 
-/** Header (who is signed in, navigation, sign out) around the page. */
-export function layout(session: Session, main: HTMLElement, onSignOut: () => void): HTMLElement {
+/**
+ * Header (who is signed in, navigation, sign out) around the page; `signOutError` (a failed sign-out) is
+ * shown above the page. The button is disabled while a sign-out is under way.
+ */
+export function layout(session: Session, main: HTMLElement, onSignOut: () => Promise<void>, signOutError: HTMLElement): HTMLElement {
   const signOut = h('button', { type: 'button', class: 'secondary' }, 'Sign out');
-  signOut.addEventListener('click', onSignOut);
+  signOut.addEventListener('click', () => {
+    signOut.disabled = true;
+    void onSignOut().finally(() => {
+      signOut.disabled = false;
+    });
+  });
   return h(
     'div',
     { class: 'shell' },
@@ -26,6 +34,6 @@ export function layout(session: Session, main: HTMLElement, onSignOut: () => voi
         signOut,
       ),
     ),
-    h('main', { id: 'main' }, main),
+    h('main', { id: 'main' }, signOutError, main),
   );
 }

@@ -1,9 +1,9 @@
 import { whenSessionEnds } from './api';
 import { fill, h } from './dom';
 import { layout } from './layout';
-import { currentSession, forgetSession, signOut } from './session';
+import { currentSession, signOut } from './session';
 import type { Session } from '@wrs/contracts/types';
-import { createRunView } from './views/create-run';
+import { createRunView, forgetLastImage } from './views/create-run';
 import { errorBox } from './views/error-box';
 import { runPageView } from './views/run-page';
 import { runsListView } from './views/runs-list';
@@ -18,11 +18,14 @@ import type { View } from './views/view';
 const root = document.getElementById('app') as HTMLElement;
 let session: Session | null = null;
 let current: View | null = null;
+/** A sign-out the server did not carry out: shown above the page, which stays signed in. */
+const signOutErrors = errorBox();
 
 function show(view: View, focus: boolean): void {
   current?.dispose();
   current = view;
-  fill(root, session ? layout(session, view.element, () => void end()) : h('main', { id: 'main' }, view.element));
+  signOutErrors.clear();
+  fill(root, session ? layout(session, view.element, end, signOutErrors.element) : h('main', { id: 'main' }, view.element));
   if (focus) {
     // Keyboard and screen-reader users land on the new page's heading, not at the top of the document.
     root.querySelector<HTMLElement>('h1')?.focus();
@@ -62,12 +65,18 @@ function signedIn(next: Session): void {
 }
 
 async function end(): Promise<void> {
+  signOutErrors.clear();
   try {
     await signOut();
-  } finally {
-    session = null;
-    route(true, 'You are signed out.');
+  } catch (error) {
+    // Not signed out (no answer, a 5xx, 403): the cookie and the session are still valid, so say so.
+    signOutErrors.show(error, 'Sign-out failed; you are still signed in');
+    return;
   }
+  // The browser may be shared: the next person does not get this user's image (maybe a private registry's).
+  forgetLastImage();
+  session = null;
+  route(true, 'You are signed out.');
 }
 
 document.addEventListener('click', (event) => {
@@ -83,7 +92,6 @@ document.addEventListener('click', (event) => {
 });
 window.addEventListener('popstate', () => route());
 whenSessionEnds(() => {
-  forgetSession();
   if (session) {
     session = null;
     route(true, 'Your session has ended; sign in again.');

@@ -158,6 +158,15 @@ function lastImage(): string {
   }
 }
 
+/** Sign-out: the image is shared by every user and workspace of this browser, and may name a private registry. */
+export function forgetLastImage(): void {
+  try {
+    localStorage.removeItem(LAST_IMAGE_KEY);
+  } catch {
+    // storage disabled: nothing kept
+  }
+}
+
 function rememberImage(name: string): void {
   try {
     localStorage.setItem(LAST_IMAGE_KEY, name);
