@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { EssentialSseRead } from './essential-relay';
+import { stopChild } from '../floor/floor-process';
 
 /** The essential program's three processes, named as its CPU is broken down. */
 export const ESSENTIAL_PARTS = {
@@ -108,16 +109,6 @@ export async function startEssential(distDir: string, nodeArgs: readonly string[
     await stop();
     throw error;
   }
-}
-
-/** SIGTERM (a --cpu-prof profile is written), then the exit. */
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve();
-  }
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  return exited;
 }
 
 /** How long an essential process may take to say it is ready. */

@@ -28,7 +28,7 @@ export function startFloor(distDir: string, nodeArgs: readonly string[], env: Re
       for (const line of lines) {
         const url = parseAnnouncement(line)?.url;
         if (url && child.pid !== undefined) {
-          resolve({ url: `${url.replace(/\/$/, '')}/api/v1`, pid: child.pid, stop: () => stop(child) });
+          resolve({ url: `${url.replace(/\/$/, '')}/api/v1`, pid: child.pid, stop: () => stopChild(child) });
         }
       }
     });
@@ -36,8 +36,8 @@ export function startFloor(distDir: string, nodeArgs: readonly string[], env: Re
   });
 }
 
-/** SIGTERM, so a --cpu-prof profile is written, then the exit. */
-function stop(child: ChildProcess): Promise<void> {
+/** SIGTERM, so a --cpu-prof profile is written, then the exit (also the essential processes' stop). */
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) {
     return Promise.resolve();
   }
