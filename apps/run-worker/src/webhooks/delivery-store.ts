@@ -1,3 +1,4 @@
+import { runNamed, type NamedStatement } from '@wrs/persistence';
 import type { DataSource, QueryRunner } from 'typeorm';
 
 /** A delivery in hand: its row is locked until `settle` or `release`, so no other sender takes it. */
@@ -32,6 +33,16 @@ interface Row {
 }
 
 /**
+ * Whether any delivery is due: one named statement outside a transaction, so an idle sender's look
+ * costs one index probe instead of a transaction around a join Postgres planned again each time
+ * (0.35 ms of planning a look, six looks a second with the default senders).
+ */
+const ANY_DUE: NamedStatement = {
+  name: 'wrs_webhooks_any_due',
+  text: `SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now() LIMIT 1`,
+};
+
+/**
  * Takes the due head of each (endpoint, run) queue with SKIP LOCKED, so senders never wait on each other
  * and a run's deliveries to an endpoint stay in order. A sender that dies releases its lock with its
  * connection, and the delivery is tried again with the same id.
@@ -40,6 +51,11 @@ export class DeliveryStore {
   constructor(private readonly db: DataSource) {}
 
   async claim(): Promise<{ delivery: ClaimedDelivery; settle(s: Settlement): Promise<void> } | null> {
+    // A delivery that falls due just after this look waits for the next one (the sender's idle wait, or
+    // a poke from the intake), as it would after a claim that found nothing.
+    if ((await runNamed(this.db, ANY_DUE)).length === 0) {
+      return null;
+    }
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
