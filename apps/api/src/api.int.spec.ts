@@ -154,6 +154,20 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
     }
   });
 
+  it('a create without an image is one validation error for workload.image, not one for each rule a non-string fails', async () => {
+    const res = await client.call('POST /runs', '/runs', {
+      token,
+      headers: { 'idempotency-key': randomUUID() },
+      body: { workload: { args: ['echo', 'hello'] }, provider: 'auto', region: 'auto' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'validation_failed',
+      params: { errors: [{ field: 'workload.image', message: 'image must be a string' }] },
+    });
+    expect((res.body as { params: { errors: unknown[] } }).params.errors).toHaveLength(1);
+  });
+
   describe('property: malformed and boundary requests never cause a 5xx or a run', () => {
     const json = fc.jsonValue({ maxDepth: 3 });
     const nearlyValid = fc.record(
@@ -195,6 +209,9 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
             if (res.status === 201) {
               created++;
             }
+            // One error per field: a missing image was four (a string, 1 to 512 characters, an image reference).
+            const fields = ((res.body as { params?: { errors?: { field: string }[] } }).params?.errors ?? []).map((e) => e.field);
+            expect(fields).toEqual([...new Set(fields)]);
           },
         ),
         { numRuns: 1500 },

@@ -1,7 +1,7 @@
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { ProblemError } from '@wrs/problem';
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
+import { getMetadataStorage, validateSync, ValidationTypes, type ValidationError } from 'class-validator';
 import { objectFieldsOf } from './validation/body-shape';
 
 /**
@@ -23,7 +23,7 @@ export class BodyValidationPipe implements PipeTransform {
     const instance = toInstance(type as new () => object, value, '', unknown);
     unknown.push(...unstorableText(value, ''));
     if (unknown.length > 0) {
-      throw new ProblemError('validation_failed', { params: { errors: unknown } });
+      throw new ProblemError('validation_failed', { params: { errors: firstPerField(unknown) } });
     }
     const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
     if (errors.length > 0) {
@@ -114,6 +114,12 @@ function isPrimitive(value: unknown): boolean {
   return value === null || (typeof value !== 'object' && typeof value !== 'function');
 }
 
+/** A member both undeclared and holding a NUL in its name is named once, as undeclared. */
+function firstPerField(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => !seen.has(e.field) && seen.add(e.field));
+}
+
 interface FieldError {
   field: string;
   message: string;
@@ -121,13 +127,56 @@ interface FieldError {
   limit?: number;
 }
 
+/**
+ * One error per field: the first rule it fails in the order the DTO declares them (for `image`: a string,
+ * then its length, then its form), so a missing image is "image must be a string" alone rather than that
+ * and every bound a non-string also fails. A field that fails a rule of its own is not looked into: its
+ * members (a nested object's, an array's items) are not reported beside it.
+ */
 function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
   return errors.flatMap((e) => {
     const field = prefix ? `${prefix}.${e.property}` : e.property;
-    const own = Object.entries(e.constraints ?? {}).map(([rule, message]) => {
-      const limit = (e.contexts?.[rule] as { limit?: number } | undefined)?.limit;
-      return limit === undefined ? { field, message } : { field, message, limit };
-    });
-    return [...own, ...flatten(e.children ?? [], field)];
+    const rule = firstFailedRule(e);
+    if (rule === undefined) {
+      return flatten(e.children ?? [], field);
+    }
+    const message = e.constraints![rule]!;
+    const limit = (e.contexts?.[rule] as { limit?: number } | undefined)?.limit;
+    return [limit === undefined ? { field, message } : { field, message, limit }];
   });
+}
+
+/**
+ * class-validator records each failed rule of a property (its `constraints`), all of them: `@IsString()`
+ * over `@MinLength(1)` over `@Matches(...)` gave a missing image three or four errors. Its decorators are
+ * applied bottom-up, so the property's rules are registered in the reverse of their order in the source;
+ * the first declared is the last registered. A rule the DTO does not declare (an array item's nested
+ * check) comes after those it does.
+ */
+function firstFailedRule(error: ValidationError): string | undefined {
+  const failed = Object.keys(error.constraints ?? {});
+  if (failed.length <= 1) {
+    return failed[0];
+  }
+  const declared = declaredRules(error.target?.constructor, error.property);
+  const rank = (rule: string): number => {
+    const index = declared.indexOf(rule);
+    return index === -1 ? declared.length : index;
+  };
+  return failed.reduce((first, rule) => (rank(rule) < rank(first) ? rule : first));
+}
+
+/** A property's rules by the names class-validator gives their failures, in the order the source declares them. */
+function declaredRules(type: unknown, property: string): string[] {
+  if (typeof type !== 'function') {
+    return [];
+  }
+  const storage = getMetadataStorage();
+  return storage
+    .getTargetValidationMetadatas(type, '', true, false)
+    .filter((m) => m.propertyName === property)
+    .map((m) =>
+      m.type === ValidationTypes.CUSTOM_VALIDATION ? (storage.getTargetValidatorConstraints(m.constraintCls)[0]?.name ?? m.type) : m.type,
+    )
+    .reverse();
 }
