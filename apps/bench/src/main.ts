@@ -15,6 +15,7 @@ import { round } from './stats';
 import { cpuPerRunFigures } from './cpu-per-run';
 import { essentialSseRead, eventsPerRunOf, measureEssential, type EssentialMeasured } from './essential/essential-scenario';
 import { ESSENTIAL_COUNTERPARTS, essentialWhat, type EssentialProcesses } from './essential/essential-process';
+import { essentialLoadFigures } from './essential/essential-figures';
 import { serversOf, waitUntil } from './stack-probes';
 import { writeResults } from './write-results';
 import { measureFloor, type FloorLoads } from './floor/floor-scenario';
@@ -102,7 +103,8 @@ async function main(): Promise<void> {
   });
   const e2eRates = (process.env['BENCH_E2E_RATE'] ?? '200,100').split(',').map(Number);
   // The essential work of a run on the same parts (essential/), CPU's same-run baseline at the judged
-  // rate: measured before the stack starts, so the servers' CPU in its windows is its own work.
+  // rate: measured before the stack starts, so the servers' CPU in its windows is its own work. Its
+  // api's create and read, baselines of ours, are measured there too: without e2e, not at all.
   let essential: EssentialMeasured | undefined;
   const essentialPids = new Map<string, string>();
   if (only.has('e2e') && e2eRates.includes(JUDGED_CPU_RATE)) {
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
         processes?.pids.forEach((pid, name) => essentialPids.set(String(pid), name));
       },
       cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
+      { create: only.has('create'), read: only.has('read'), seconds },
     ).catch((error: unknown) => {
       console.error(`the essential-work baseline failed, CPU per run goes without it: ${String(error)}`);
       return undefined;
@@ -177,6 +180,9 @@ async function main(): Promise<void> {
       figures.push(
         ...(await createThroughput(apiUrl, token, env.natsUrl, seconds, 'straight to the api', { apiPid, floor: floorLoads!.create })),
       );
+      if (essential?.loads?.create) {
+        figures.push(...essentialLoadFigures('create', essential.loads.create, figures));
+      }
       const id = await createRun({ SIM_DURATION_MS: '600000' });
       const backlogStarted = performance.now();
       await waitUntil(async () => (await stateOf(id)) !== undefined, 600_000);
@@ -227,6 +233,9 @@ async function main(): Promise<void> {
           floor: floorLoads!.read,
         })),
       );
+      if (essential?.loads?.read) {
+        figures.push(...essentialLoadFigures('read', essential.loads.read, figures));
+      }
       figures.push(
         ...(await readThroughput(stack.baseUrl, token, id, env.databaseUrl, namespace, seconds, 'through the gateway')).filter((f) =>
           f.metric.startsWith('GET'),

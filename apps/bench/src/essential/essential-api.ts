@@ -1,8 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { jetstream } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/nats-core';
+import type { Pool } from 'pg';
 import { EssentialNames, PREVIOUS_EVENT_HEADER } from './essential-names';
+import { answer, essentialRead, RUN_PATH } from './essential-read';
 import { tokenCheck } from './essential-token';
 
 /**
@@ -10,11 +12,25 @@ import { tokenCheck } from './essential-token';
  * then the two JetStream appends the api makes (RunCommandBus.claimIdempotencyKey and
  * RunEventStore.append of `run.created`: the claim as its subject's first message, the event with its
  * message id, expected last subject sequence 0 and previous-event header), and a 201 with the run.
+ * Also its read, `GET /api/v1/runs/{id}` (essential-read.ts), on `pool`.
  */
-export function essentialApi(nc: NatsConnection, names: EssentialNames, publicKeyFile: string): Server {
+export function essentialApi(nc: NatsConnection, pool: Pool, names: EssentialNames, publicKeyFile: string): Server {
   const js = jetstream(nc);
   const check = tokenCheck(publicKeyFile);
+  const read = essentialRead(pool, names);
   return createServer((req, res) => {
+    const runId = req.method === 'GET' ? RUN_PATH.exec(req.url ?? '')?.[1] : undefined;
+    if (runId) {
+      void (async () => {
+        const workspaceId = await check(req);
+        if (!workspaceId) {
+          answer(res, 401, { type: 'unauthenticated' });
+          return;
+        }
+        await read(res, workspaceId, runId);
+      })().catch((error: unknown) => answer(res, 500, { type: 'internal', detail: String(error) }));
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/api/v1/runs') {
       answer(res, 404, { type: 'not_found' });
       return;
@@ -62,10 +78,4 @@ export function essentialApi(nc: NatsConnection, names: EssentialNames, publicKe
       })().catch((error: unknown) => answer(res, 500, { type: 'internal', detail: String(error) }));
     });
   });
-}
-
-function answer(res: ServerResponse, status: number, body: object): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

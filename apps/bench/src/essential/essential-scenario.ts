@@ -7,6 +7,7 @@ import { AFTER_WINDOW_MS, steadyRuns } from '../end-to-end-scenario';
 import { EssentialNames } from './essential-names';
 import { ESSENTIAL_SSE_READS, type EssentialSseRead } from './essential-relay';
 import { startEssential, type EssentialEnv, type EssentialProcesses } from './essential-process';
+import { measureEssentialLoads, type EssentialLoadPlan, type EssentialLoads } from './essential-loads';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -20,6 +21,8 @@ export interface EssentialMeasured {
   readonly eventsPerRun: number;
   /** How its relay read the runs' events. */
   readonly sseRead: EssentialSseRead;
+  /** Its api's create and read under our create's and read's loads, those planned; none if they failed. */
+  readonly loads?: EssentialLoads;
 }
 
 /**
@@ -51,8 +54,9 @@ export async function eventsPerRunOf(natsUrl: string, stream: string): Promise<n
  * program (essential-process.ts) on streams and a table of its own, driven by the same load (a second
  * of warm-up, then `seconds` at `perSecond`: POST, then the event stream until its first event), CPU
  * over the same window and the same time after it, `measurements` times. Redis is left out (it does
- * not use it). Its streams and table are removed afterwards; `started` hands over the processes so a
- * signal to the bench can stop them.
+ * not use it). Then, with `loadPlan`, its api's create and read under our create's and read's loads
+ * (essential-loads.ts), after the CPU windows so they do not disturb them. Its streams and table are
+ * removed afterwards; `started` hands over the processes so a signal to the bench can stop them.
  */
 export async function measureEssential(
   distDir: string,
@@ -64,6 +68,7 @@ export async function measureEssential(
   measurements: number,
   started: (processes: EssentialProcesses | undefined) => void,
   nodeArgs: readonly string[] = [],
+  loadPlan?: EssentialLoadPlan,
 ): Promise<EssentialMeasured> {
   const names = new EssentialNames(env.namespace, env.schema);
   const nc = await connect({ servers: env.natsUrl });
@@ -117,7 +122,15 @@ export async function measureEssential(
     if (rows < runs - failed) {
       console.error(`essential: ${rows} of ${runs - failed} runs projected as succeeded`);
     }
-    return { cpuPerRun, failed, eventsPerRun, sseRead: env.sseRead };
+    // A failed load leaves create and read without the essential rows; CPU per run keeps its baseline.
+    const loads =
+      loadPlan && (loadPlan.create || loadPlan.read)
+        ? await measureEssentialLoads(processes, token, nc, pg, names, loadPlan).catch((error: unknown) => {
+            console.error(`the essential create and read failed, create and read go without them: ${String(error)}`);
+            return undefined;
+          })
+        : undefined;
+    return { cpuPerRun, failed, eventsPerRun, sseRead: env.sseRead, ...(loads ? { loads } : {}) };
   } finally {
     await processes?.stop();
     started(undefined);

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { connect } from '@nats-io/transport-node';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { essentialApi } from './essential-api';
 import { EssentialNames } from './essential-names';
 import { ESSENTIAL_SSE_READS, essentialRelay, type EssentialSseRead } from './essential-relay';
@@ -25,9 +25,11 @@ async function main(): Promise<void> {
   const nc = await connect({ servers: env('NATS_URL') });
   let server: Server | undefined;
   let stopWorker: (() => Promise<void>) | undefined;
-  let pg: Client | undefined;
+  let pg: Client | Pool | undefined;
   if (role === 'api') {
-    server = essentialApi(nc, names, env('PUBLIC_KEY_FILE'));
+    // As many connections as the api's pool (api-dependencies.ts: 10), for the read.
+    pg = new Pool({ connectionString: env('DATABASE_URL'), max: 10 });
+    server = essentialApi(nc, pg, names, env('PUBLIC_KEY_FILE'));
   } else if (role === 'relay') {
     const read = env('ESSENTIAL_SSE') as EssentialSseRead;
     if (!ESSENTIAL_SSE_READS.includes(read)) {
@@ -35,9 +37,10 @@ async function main(): Promise<void> {
     }
     server = await essentialRelay(nc, names, env('PUBLIC_KEY_FILE'), read);
   } else if (role === 'worker') {
-    pg = new Client({ connectionString: env('DATABASE_URL') });
-    await pg.connect();
-    stopWorker = await essentialWorker(nc, pg, names);
+    const client = new Client({ connectionString: env('DATABASE_URL') });
+    pg = client;
+    await client.connect();
+    stopWorker = await essentialWorker(nc, client, names);
   } else {
     throw new Error(`unknown role ${role ?? '(none)'}: api, worker or relay`);
   }
