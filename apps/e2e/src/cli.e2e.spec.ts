@@ -257,6 +257,12 @@ describe('the wrs CLI', () => {
     expect(failed.code).toBe(0);
     expect(failed.stdout).toMatch(new RegExp(`^${ids[2]}  failed `, 'm'));
     expect(failed.stdout).not.toContain(ids[0]!);
+    // Nothing matches: a line that says so (on stderr: stdout holds runs only), exit 0; --json is the empty page.
+    const none = await wrs(['runs', 'list', '--state', 'failed', '--created-before', '2000-01-01T00:00:00Z'], env);
+    expect(none).toEqual({ code: 0, stdout: '', stderr: 'No runs match.\n' });
+    const noneJson = await wrs(['--json', 'runs', 'list', '--state', 'failed', '--created-before', '2000-01-01T00:00:00Z'], env);
+    expect({ code: noneJson.code, stderr: noneJson.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(noneJson.stdout)).toMatchObject({ kind: 'runs', items: [], nextCursor: null });
     const human = await wrs(['runs', 'list', '--limit', '1'], env);
     expect(human.stdout.trim().split('\n')).toHaveLength(1);
     expect(human.stderr).toMatch(/more: wrs runs list --cursor \S+/);

@@ -148,6 +148,10 @@ export async function listRunsCommand(client: WrsClient, io: CliIo, invocation: 
     io.out(JSON.stringify({ kind: 'runs', items: page.value.items, nextCursor: page.value.nextCursor, requestId: page.requestId }));
     return EXIT.ok;
   }
+  if (page.value.items.length === 0) {
+    // On stderr, as the next page's command: stdout holds only runs, a line each, for a pipe to read.
+    io.err(query.cursor !== undefined ? 'No more runs.' : isFiltered(query) ? 'No runs match.' : 'No runs.');
+  }
   for (const run of page.value.items) {
     const placed = run.placement ? `${run.placement.provider}/${run.placement.region}` : `${run.provider}/${run.region}`;
     const labels = run.workload.labels && Object.keys(run.workload.labels).length > 0 ? `  ${labelsText(run.workload.labels)}` : '';
@@ -157,6 +161,10 @@ export async function listRunsCommand(client: WrsClient, io: CliIo, invocation: 
     io.err(`more: wrs runs list --cursor ${page.value.nextCursor} (with the same filters)`);
   }
   return EXIT.ok;
+}
+
+function isFiltered(query: ListRunsFilter): boolean {
+  return Object.entries(query).some(([name, value]) => name !== 'limit' && name !== 'cursor' && value !== undefined);
 }
 
 /**
