@@ -159,12 +159,28 @@ function firstFailedRule(error: ValidationError): string | undefined {
     return failed[0];
   }
   const declared = declaredRules(error.target?.constructor, error.property);
+  // A value of the wrong type (or an item of the wrong type or kind) is named before a bound it also
+  // crosses, whatever the DTO's order: 300 numbers as `args` are "must be a string", not "at most 256".
   const rank = (rule: string): number => {
     const index = declared.indexOf(rule);
-    return index === -1 ? declared.length : index;
+    return (TYPE_RULES.has(rule) ? 0 : 1_000) + (index === -1 ? declared.length : index);
   };
   return failed.reduce((first, rule) => (rank(rule) < rank(first) ? rule : first));
 }
+
+/** class-validator's names of the rules that say what a value (or each item) must be, not how big or of what form. */
+const TYPE_RULES = new Set([
+  'isDefined',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'isIn',
+  'isEnum',
+  'nestedValidation',
+]);
 
 /** A property's rules by the names class-validator gives their failures, in the order the source declares them. */
 function declaredRules(type: unknown, property: string): string[] {

@@ -87,7 +87,13 @@ describe('the body pipe names each refused field once, by its first failed rule'
     ]);
     expect(refusal(CreateWebhookDto, { url: 'http://hooks.example.com', events: ['started', 'started', 'nope'] })).toEqual([
       { field: 'url', message: 'url must be an https URL without credentials or fragment' },
-      { field: 'events', message: "All events's elements must be unique" },
+      { field: 'events', message: 'each of events must be one of completed, started, logs' },
+    ]);
+  });
+
+  it("an item of the wrong type is named before the array's bounds: 300 numbers as args", () => {
+    expect(refusal(CreateRunDto, { ...RUN, workload: { image: 'busybox', args: Array.from({ length: 300 }, () => 5) } })).toEqual([
+      { field: 'workload.args', message: 'each value in args must be a string' },
     ]);
   });
 
