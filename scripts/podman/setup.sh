@@ -113,6 +113,9 @@ install_packages() {
 timed "packages" install_packages
 
 # ---------------------------------------------------------------- 3. API service
+# The service and the pump are started `detached`: see detached.sh.
+# shellcheck source=scripts/podman/detached.sh
+. "$SCRIPT_DIR/detached.sh"
 ping_ok() { [ "$(curl -fsS --max-time 2 --unix-socket "$SOCK" http://d/_ping 2>/dev/null)" = "OK" ]; }
 start_service() {
   if ping_ok; then log "podman API already answering on $SOCK"; return; fi
@@ -127,8 +130,8 @@ start_service() {
   fi
   rm -f "$SOCK"
   # setsid + nohup: the service must outlive this script (tests run after it) and CI's process group.
-  CONTAINERS_CONF="$CONF" setsid nohup podman --runtime "$RUNC" system service --time=0 "unix://$SOCK" \
-    >>"$SERVICE_LOG" 2>&1 </dev/null 9>&- &
+  (CONTAINERS_CONF="$CONF" detached podman --runtime "$RUNC" system service --time=0 "unix://$SOCK") \
+    >>"$SERVICE_LOG" 2>&1 </dev/null &
   echo $! > "$pidfile"
   for _ in $(seq 1 300); do
     if ping_ok; then log "podman API answering on $SOCK (pid $(cat "$pidfile"), log $SERVICE_LOG)"; return; fi
@@ -166,7 +169,7 @@ start_pump() {
      && grep -q healthcheck-pump "/proc/$(cat "$pidfile")/cmdline" 2>/dev/null; then
     log "healthcheck pump running (pid $(cat "$pidfile"))"; return
   fi
-  WRS_PODMAN_SOCK="$SOCK" setsid nohup bash "$SCRIPT_DIR/healthcheck-pump.sh" >/dev/null 2>&1 </dev/null 9>&- &
+  (WRS_PODMAN_SOCK="$SOCK" detached bash "$SCRIPT_DIR/healthcheck-pump.sh") >/dev/null 2>&1 </dev/null &
   echo $! > "$pidfile"
   log "healthcheck pump started (pid $!)"
 }

@@ -1,0 +1,44 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const DETACHED = join(__dirname, '..', '..', '..', 'scripts', 'podman', 'detached.sh');
+
+/**
+ * scripts/podman/setup.sh starts the Podman service and the healthcheck pump with `detached`. Run as
+ * `flock /tmp/x.lock bash setup.sh`, the service it started kept flock's fd 3, so it held the lock for
+ * as long as it ran and the next `flock /tmp/x.lock ...` waited forever (another session did).
+ */
+describe("scripts/podman/detached.sh: a daemon setup.sh starts holds none of its caller's files", () => {
+  it("under the caller's flock, the daemon keeps only stdin, stdout and stderr: the lock is free once the caller is done", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wrs-detached-'));
+    const lock = join(dir, 'x.lock');
+    // As setup.sh does: fd 9 its own, the caller's lock on fd 3 (flock's), a daemon in a background subshell.
+    const pid = Number(
+      execFileSync(
+        'flock',
+        [lock, 'bash', '-c', `exec 9>"${dir}/own.lock"; . "${DETACHED}"; (detached sleep 60) >/dev/null 2>&1 </dev/null & echo $!`],
+        { encoding: 'utf8' },
+      ).trim(),
+    );
+    try {
+      const fds = readdirSync(`/proc/${pid}/fd`).sort();
+      expect({ fds, files: fds.map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`)) }).toEqual({
+        fds: ['0', '1', '2'],
+        files: ['/dev/null', '/dev/null', '/dev/null'],
+      });
+      expect(spawnSync('flock', ['-n', lock, 'true']).status).toBe(0);
+      // Its own session: it outlives the caller's process group.
+      expect(sessionOf(pid)).toBe(pid);
+    } finally {
+      process.kill(pid, 'SIGTERM');
+    }
+  });
+});
+
+/** The session id of a process (the 6th field of /proc/<pid>/stat; the name in parentheses may hold spaces). */
+function sessionOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+}
