@@ -16,16 +16,21 @@ const ACTIVE: NamedStatement = {
   text: `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1`,
 };
 
+/**
+ * `GET /runs/{id}`, the hottest read of the service: named, so Postgres plans it once per connection, and
+ * sent on the pool itself, without the query runner TypeORM makes and releases around each `query`.
+ */
+const RUN_BY_ID: NamedStatement = {
+  name: 'wrs_runs_by_id',
+  text: `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE id = $1 AND workspace_id = $2`,
+};
+
 export class RunQueries {
   constructor(private readonly db: DataSource) {}
 
   /** The run if it belongs to the workspace; a foreign run is exactly as absent as a missing one. */
   async find(workspaceId: string, runId: string): Promise<RunView | null> {
-    // A plain query: this is the hottest read of the service, and the ORM's per-call work dominates it.
-    const rows: StoredRun[] = await this.db.query(
-      `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE id = $1 AND workspace_id = $2`,
-      [runId, workspaceId],
-    );
+    const rows = await runNamed<StoredRun>(this.db, RUN_BY_ID, [runId, workspaceId]);
     const row = rows[0];
     return row ? viewOf(row) : null;
   }
