@@ -11,7 +11,7 @@ const DETACHED = join(__dirname, '..', '..', '..', 'scripts', 'podman', 'detache
  * as long as it ran and the next `flock /tmp/x.lock ...` waited forever (another session did).
  */
 describe("scripts/podman/detached.sh: a daemon setup.sh starts holds none of its caller's files", () => {
-  it("under the caller's flock, the daemon keeps only stdin, stdout and stderr: the lock is free once the caller is done", () => {
+  it("under the caller's flock, the daemon keeps only stdin, stdout and stderr: the lock is free once the caller is done", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wrs-detached-'));
     const lock = join(dir, 'x.lock');
     // As setup.sh does: fd 9 its own, the caller's lock on fd 3 (flock's), a daemon in a background subshell.
@@ -23,6 +23,8 @@ describe("scripts/podman/detached.sh: a daemon setup.sh starts holds none of its
       ).trim(),
     );
     try {
+      // `echo $!` runs as the subshell starts: wait until it has closed what it had and become the daemon.
+      await commandBecomes(pid, 'sleep');
       const fds = readdirSync(`/proc/${pid}/fd`).sort();
       expect({ fds, files: fds.map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`)) }).toEqual({
         fds: ['0', '1', '2'],
@@ -41,4 +43,14 @@ describe("scripts/podman/detached.sh: a daemon setup.sh starts holds none of its
 function sessionOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+}
+
+async function commandBecomes(pid: number, name: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== name) {
+    if (Date.now() > deadline) {
+      throw new Error(`process ${pid} did not become ${name}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
