@@ -158,8 +158,15 @@ function expectTheReadmeWalkThrough(walk: WalkThrough, lines: { first: string[];
   const { events, endedByServer } = walk.toTheEnd;
   expect(endedByServer).toBe(true);
   expect(events.slice(0, resumed.length)).toEqual(resumed);
-  expect(events.slice(-2).map((e) => e.event)).toEqual([...readme.lastEvents]);
-  expect(new Set(events.slice(0, -2).map((e) => e.event))).toEqual(new Set(['run.started', 'run.log']));
+  // The README's last two events, in its order. A tick printed just before the kill may be observed, and
+  // recorded, after the cancel was asked for: a log line between them is a line kept, not a failure.
+  const [requested, ended] = readme.lastEvents;
+  const kinds = events.map((e) => e.event);
+  expect(kinds.at(-1)).toBe(ended);
+  expect(kinds.filter((k) => k === requested)).toHaveLength(1);
+  const between = kinds.slice(kinds.indexOf(requested) + 1, -1);
+  expect(between.filter((k) => k !== 'run.log')).toEqual([]);
+  expect(new Set(kinds.slice(0, kinds.indexOf(requested)))).toEqual(new Set(['run.started', 'run.log']));
   const ids = events.map((e) => Number(e.id));
   expect(ids).toEqual([...ids].sort((a, b) => a - b));
   expect(new Set(ids).size).toBe(ids.length);
