@@ -310,11 +310,14 @@ async function main(): Promise<void> {
       }
     }
     for (const size of only.has('fanout') ? fanOutSizes : []) {
-      const id = await createRun({ SIM_DURATION_MS: '600000' });
-      await waitUntil(async () => (await stateOf(id)) === 'running');
       figures.push(
-        ...(await fanOut(relayUrl, token, id, stack.processes.get('stream-relay')!.pid!, size, async () => {
-          await fetch(`${stack.baseUrl}/runs/${id}:cancel`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+        ...(await fanOut(relayUrl, token, stack.processes.get('stream-relay')!.pid!, size, async () => {
+          const id = await createRun({ SIM_DURATION_MS: '600000' });
+          await waitUntil(async () => (await stateOf(id)) === 'running');
+          const appendEvent = async (): Promise<void> => {
+            await fetch(`${stack.baseUrl}/runs/${id}:cancel`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+          };
+          return { runId: id, appendEvent };
         })),
       );
     }
