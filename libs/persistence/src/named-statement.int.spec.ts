@@ -32,7 +32,7 @@ describe('named statements: prepared once per connection, answering like the pla
     expect(prepared).toContainEqual({ name: statement.name, statement: statement.text });
   });
 
-  it("answers after a migration changed the type of a column it reads (Postgres's 0A000 once per connection)", async () => {
+  it("answers after a migration changed the type of a column it reads (Postgres's 0A000)", async () => {
     const table = `named_${randomUUID().slice(0, 8)}`;
     await db.query(`CREATE TABLE ${table} (x int)`);
     await db.query(`INSERT INTO ${table} VALUES (21)`);
@@ -41,6 +41,29 @@ describe('named statements: prepared once per connection, answering like the pla
     await db.query(`ALTER TABLE ${table} ALTER COLUMN x TYPE text`);
     expect(await runNamed<{ x: string }>(db, statement)).toEqual([{ x: '21' }]);
     await db.query(`DROP TABLE ${table}`);
+  });
+
+  it('answers after such a migration on a pool whose every connection had prepared the statement', async () => {
+    const pooled = await openDatabase({ ...env.database, poolSize: 4 });
+    const table = `named_${randomUUID().slice(0, 8)}`;
+    try {
+      await pooled.query(`CREATE TABLE ${table} (x int)`);
+      await pooled.query(`INSERT INTO ${table} VALUES (21)`);
+      const statement = { name: `wrs_test_${randomUUID().slice(0, 8)}`, text: `SELECT x, pg_sleep(0.05)::text AS slept FROM ${table}` };
+      // Eight at once on four connections: each connection prepares it.
+      await Promise.all(Array.from({ length: 8 }, () => runNamed(pooled, statement)));
+      await pooled.query(`ALTER TABLE ${table} ALTER COLUMN x TYPE text`);
+      // One at a time: pg's pool drops a connection whose query failed, so the retry lands on another
+      // that prepared the statement before the migration too, and failed the same way.
+      for (let i = 0; i < 6; i++) {
+        expect((await runNamed<{ x: string }>(pooled, statement)).map((r) => r.x)).toEqual(['21']);
+      }
+      const answers = await Promise.all(Array.from({ length: 8 }, () => runNamed<{ x: string }>(pooled, statement)));
+      expect(answers.map((rows) => rows.map((r) => r.x))).toEqual(Array.from({ length: 8 }, () => ['21']));
+    } finally {
+      await pooled.query(`DROP TABLE IF EXISTS ${table}`);
+      await pooled.destroy();
+    }
   });
 
   it("reads the connection's own schema (its search_path), not another data source's", async () => {

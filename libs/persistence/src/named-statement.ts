@@ -24,15 +24,26 @@ export async function runNamed<R>(db: DataSource, statement: NamedStatement, val
     // What TypeORM's own query throws on a closed data source: a 503, not a TypeError's 500.
     throw new CannotExecuteNotConnectedError();
   }
-  const config = { name: statement.name, text: statement.text, values: [...values] };
+  const run = async (): Promise<R[]> =>
+    (await pool.query({ name: currentName(statement), text: statement.text, values: [...values] })).rows as R[];
   try {
-    return (await pool.query(config)).rows as R[];
+    return await run();
   } catch (error) {
     // 0A000 "cached plan must not change result type": a migration changed a column the statement
-    // reads. Postgres plans it again on the next execution, so one retry answers.
+    // reads. A statement prepared before it fails so on every execution on its connection, so from
+    // now on this process prepares it under a new name, on every connection, and this call retries.
     if ((error as { code?: unknown }).code !== '0A000') {
       throw error;
     }
-    return (await pool.query(config)).rows as R[];
+    renamed.set(statement.name, (renamed.get(statement.name) ?? 0) + 1);
+    return run();
   }
+}
+
+/** How many times each statement has been prepared anew after a migration, by its own name. */
+const renamed = new Map<string, number>();
+
+function currentName(statement: NamedStatement): string {
+  const generation = renamed.get(statement.name);
+  return generation === undefined ? statement.name : `${statement.name}_${generation}`;
 }
