@@ -18,6 +18,7 @@ import { ESSENTIAL_COUNTERPARTS, essentialWhat, type EssentialProcesses } from '
 import { essentialLoadFigures } from './essential/essential-figures';
 import { serversOf, waitUntil } from './stack-probes';
 import { writeResults } from './write-results';
+import { freePort } from './heap-after-collection';
 import { measureFloor, type FloorLoads } from './floor/floor-scenario';
 import { startFloor, type FloorProcess } from './floor/floor-process';
 import { createThroughput, CREATE_BODY, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
   const keys = ensureDevKeyPair(mkdtempSync(join(tmpdir(), 'wrs-bench-keys-')));
   const database = { url: env.databaseUrl, schema: namespace };
   await migrate(database);
+  const relayInspectPort = await freePort();
   const stack = new LocalStack({
     distDir: join(root, 'dist'),
     natsUrl: env.natsUrl,
@@ -89,7 +91,9 @@ async function main(): Promise<void> {
       LIMIT_ACTIVE_RUNS: '100000000',
       SSE_MAX_STREAMS_PER_WORKSPACE: '100000',
     },
-    nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
+    // Every service may open an inspector on this port when sent SIGUSR1; only the relay is, for the
+    // fan-out's memory reading (heap-after-collection.ts).
+    nodeArgs: [`--inspect-port=127.0.0.1:${relayInspectPort}`, ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [])],
     onOutput: () => undefined,
   });
   let essentialProcesses: EssentialProcesses | undefined;
@@ -311,14 +315,20 @@ async function main(): Promise<void> {
     }
     for (const size of only.has('fanout') ? fanOutSizes : []) {
       figures.push(
-        ...(await fanOut(relayUrl, token, stack.processes.get('stream-relay')!.pid!, size, async () => {
-          const id = await createRun({ SIM_DURATION_MS: '600000' });
-          await waitUntil(async () => (await stateOf(id)) === 'running');
-          const appendEvent = async (): Promise<void> => {
-            await fetch(`${stack.baseUrl}/runs/${id}:cancel`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-          };
-          return { runId: id, appendEvent };
-        })),
+        ...(await fanOut(
+          relayUrl,
+          token,
+          { pid: stack.processes.get('stream-relay')!.pid!, inspectPort: relayInspectPort },
+          size,
+          async () => {
+            const id = await createRun({ SIM_DURATION_MS: '600000' });
+            await waitUntil(async () => (await stateOf(id)) === 'running');
+            const appendEvent = async (): Promise<void> => {
+              await fetch(`${stack.baseUrl}/runs/${id}:cancel`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+            };
+            return { runId: id, appendEvent };
+          },
+        )),
       );
     }
     if (only.has('projection')) {
