@@ -231,6 +231,7 @@ async function main(): Promise<void> {
     if (only.has('read')) {
       const id = await createRun({ SIM_DURATION_MS: '600000' });
       await waitUntil(async () => (await stateOf(id)) !== undefined);
+      await readThroughput(apiUrl, token, id, env.databaseUrl, namespace, 2); // warm-up, as the essential read's
       figures.push(
         ...(await readThroughput(apiUrl, token, id, env.databaseUrl, namespace, seconds, 'straight to the api', {
           apiPid,

@@ -33,7 +33,7 @@ export function essentialLoadFigures(scenario: 'create' | 'read', load: Essentia
   return [
     {
       scenario,
-      metric: `${what} throughput (64 connections${scenario === 'create' ? ', its worker running' : ''}; a ratio below ${target} puts the ${scenario} target below this floor)`,
+      metric: `${what} throughput (64 connections${scenario === 'create' ? ', its worker running' : ''}; a ratio below ${target} puts the ${scenario} target out of the essential work's reach on this box)`,
       value: round(load.rate),
       unit: 'req/s',
       ...(judged?.baseline ? { baseline: judged.baseline, ...against(load.rate, judged.baseline.value, 3) } : {}),

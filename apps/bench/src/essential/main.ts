@@ -29,6 +29,8 @@ async function main(): Promise<void> {
   if (role === 'api') {
     // As many connections as the api's pool (api-dependencies.ts: 10), for the read.
     pg = new Pool({ connectionString: env('DATABASE_URL'), max: 10 });
+    // An idle connection Postgres ended must not end the essential api mid-bench: the pool replaces it.
+    pg.on('error', () => undefined);
     server = essentialApi(nc, pg, names, env('PUBLIC_KEY_FILE'));
   } else if (role === 'relay') {
     const read = env('ESSENTIAL_SSE') as EssentialSseRead;
