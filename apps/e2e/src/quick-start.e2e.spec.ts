@@ -8,6 +8,7 @@ import {
   containerEngineMissing,
   describeNeeding,
   eventually,
+  patience,
   readSse,
   type SseEvent,
 } from '@wrs/testing';
@@ -96,8 +97,21 @@ async function walkThrough(stack: NpmStart, whileRunning: (runId: string) => Pro
     headers: { 'idempotency-key': randomUUID(), prefer: readme.waitPrefer },
     body: readme.waitBody(CONTAINER_IMAGE),
   });
-  const waitedRun = answered.body as Record<string, unknown> & { id: string };
-  const waitedEvents = (await readSse(`${stack.baseUrl}/runs/${waitedRun.id}/events`, auth, { timeoutMs: 30_000 })).events;
+  const answeredRun = answered.body as Record<string, unknown> & { id: string };
+  // Prefer: wait answers by its cap even when the run is not done; on a busy box a container can take
+  // longer, and the run is then followed to its end, so the README's outcome is what is checked.
+  const waitedEvents = (await readSse(`${stack.baseUrl}/runs/${answeredRun.id}/events`, auth, { timeoutMs: patience(30_000) })).events;
+  const waitedRun =
+    answeredRun['terminal'] === true
+      ? answeredRun
+      : await eventually(
+          async () => {
+            const body = (await api.call('GET /runs/{runId}', `/runs/${answeredRun.id}`, { token })).body as Record<string, unknown>;
+            return body['terminal'] === true ? (body as typeof answeredRun) : undefined;
+          },
+          30_000,
+          'the waited run to be terminal',
+        );
 
   // Step 6: follow (curl stops after --max-time; here, once two log lines came, which is within it).
   const followed = await readSse(`${stack.baseUrl}/runs/${id}/events`, auth, {

@@ -59,7 +59,7 @@ export function readmeWalkThrough(text = readFileSync(README, 'utf8')): ReadmeWa
   const resume = found(/the id: of the (\w+) event printed \((run\.\w+)\)/.exec(prose(6)), 'step 6: the event whose id LAST is');
   const ticks = found(/a run\.log event a second with "([^"]+)", "([^"]+)"/.exec(prose(6)), 'step 6: the log lines');
   const cancelTemplate = found(/^curl -s -X POST "\$BASE(\/runs\/\$RUN:cancel)"/m.exec(seven)?.[1], 'step 7: the cancel');
-  const ending = found(/then (run\.\w+) and (run\.\w+), and the stream ends/.exec(prose(7)), 'step 7: the last events');
+  const ending = found(/then (run\.\w+) and (run\.\w+)(?: \([^)]*\))?, and the stream ends/.exec(prose(7)), 'step 7: the last events');
   return {
     image,
     createBody: (forImage) => shellWordJson(createArg, forImage),
