@@ -16,6 +16,7 @@ import {
   type ServiceEdgeSettings,
 } from '@wrs/problem';
 import type { RequestHandler } from 'express';
+import { SharedShapeExpressAdapter } from './shared-shape-express-adapter';
 
 /** Express handlers served outside the prefix, e.g. the console's pages. */
 export interface HttpMount {
@@ -49,7 +50,10 @@ export interface HttpServiceOptions {
  */
 export async function createHttpService(module: Type | DynamicModule, options: HttpServiceOptions): Promise<NestExpressApplication> {
   const { logger, edge = DEFAULT_SERVICE_EDGE } = options;
-  const app = await NestFactory.create<NestExpressApplication>(module, { bodyParser: false, logger: new NestPinoLogger(logger) });
+  const app = await NestFactory.create<NestExpressApplication>(module, new SharedShapeExpressAdapter(), {
+    bodyParser: false,
+    logger: new NestPinoLogger(logger),
+  });
   app.disable('x-powered-by');
   // req.ip believes X-Forwarded-For only from these hops (it keys the failed-authentication limit).
   app.set(
