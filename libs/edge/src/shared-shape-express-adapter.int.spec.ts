@@ -50,6 +50,15 @@ describe('the HTTP services make requests and responses with the Express prototy
     expect(seen).toEqual([true, true]);
   });
 
+  it('they still print as IncomingMessage and ServerResponse', async () => {
+    const names: string[] = [];
+    app.getHttpServer().prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      names.push(req.constructor.name, res.constructor.name);
+    });
+    expect((await sendRequest('GET', `${origin}/api/v1/probe`)).status).toBe(200);
+    expect(names).toEqual(['IncomingMessage', 'ServerResponse']);
+  });
+
   it("a route still gets Express's request: its app, its methods", async () => {
     const res = await sendRequest('GET', `${origin}/api/v1/probe`);
     expect(res.status).toBe(200);

@@ -37,5 +37,7 @@ function classWithPrototypeOf<T extends typeof IncomingMessage | typeof ServerRe
   const Shaped = class extends (base as new (...args: never[]) => object) {};
   Object.setPrototypeOf(Shaped.prototype, Object.getPrototypeOf(appObject) as object);
   Object.defineProperties(Shaped.prototype, Object.getOwnPropertyDescriptors(appObject));
+  // Logs and stack traces name them as before (IncomingMessage, ServerResponse), not as this helper's class.
+  Object.defineProperty(Shaped, 'name', { value: base.name });
   return Shaped as unknown as T;
 }
