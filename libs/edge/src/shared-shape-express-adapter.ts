@@ -11,7 +11,7 @@ import type { Express } from 'express';
  * kept for an SSE stream's life). Here the server makes requests and responses whose class already has
  * the app's prototype, so Express's swap is a no-op and they all share one shape. Measured with a
  * no-op Express route at 32 connections: 4,011-4,056 -> 6,748-9,572 req/s, 234-253 -> 98-145 µs of
- * CPU per request (.local experiments, 22:05 UTC).
+ * CPU per request (docs/performance.md, 2026-11-25).
  */
 export class SharedShapeExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
