@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type autocannon from 'autocannon';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { Figure } from './figure';
@@ -15,6 +16,21 @@ export const CREATE_BODY = JSON.stringify({
 });
 
 /**
+ * The create load: POST `url` at 64 connections for `seconds`, the same body and a fresh Idempotency-Key
+ * each request. Ours and the essential api's are driven by it alike.
+ */
+export function createLoad(url: string, token: string, seconds: number): autocannon.Options {
+  return {
+    url,
+    connections: 64,
+    duration: seconds,
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: CREATE_BODY }) }],
+  };
+}
+
+/**
  * POST /runs at 64 connections against raw JetStream publishes of the same bytes, same settings; with
  * `compare`, also against the framework floor. Only the run with `compare` carries the issue's targets.
  */
@@ -26,17 +42,7 @@ export async function createThroughput(
   via = 'straight to the api',
   compare?: FloorComparison,
 ): Promise<Figure[]> {
-  const load = await loadWithCpu(
-    {
-      url: `${baseUrl}/runs`,
-      connections: 64,
-      duration: seconds,
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: CREATE_BODY }) }],
-    },
-    compare?.apiPid ?? process.pid,
-  );
+  const load = await loadWithCpu(createLoad(`${baseUrl}/runs`, token, seconds), compare?.apiPid ?? process.pid);
   const { result, rate } = load;
   const raw = await rawPublishRate(natsUrl, seconds);
   const judged = compare !== undefined;

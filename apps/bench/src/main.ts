@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import autocannon from 'autocannon';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { constants, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,17 @@ import { writeResults } from './write-results';
 import { freePort } from './heap-after-collection';
 import { measureFloor, type FloorLoads } from './floor/floor-scenario';
 import { startFloor, type FloorProcess } from './floor/floor-process';
-import { createThroughput, CREATE_BODY, endToEnd, fanOut, readThroughput, resumeCost, type Figure } from './scenarios';
+import {
+  createLoad,
+  createThroughput,
+  CREATE_BODY,
+  endToEnd,
+  fanOut,
+  readLoad,
+  readThroughput,
+  resumeCost,
+  type Figure,
+} from './scenarios';
 import { serversLine, startPrivateServers } from './private-servers';
 import { breakdownPerRun, StatementStats, sumWindows, type StatementBreakdown, type StatementWindow } from './pg-statements';
 
@@ -180,7 +191,7 @@ async function main(): Promise<void> {
       floor = undefined;
     }
     if (only.has('create')) {
-      await createThroughput(apiUrl, token, env.natsUrl, 2); // warm-up
+      await autocannon(createLoad(`${apiUrl}/runs`, token, 2)); // warm-up
       figures.push(
         ...(await createThroughput(apiUrl, token, env.natsUrl, seconds, 'straight to the api', { apiPid, floor: floorLoads!.create })),
       );
@@ -231,7 +242,7 @@ async function main(): Promise<void> {
     if (only.has('read')) {
       const id = await createRun({ SIM_DURATION_MS: '600000' });
       await waitUntil(async () => (await stateOf(id)) !== undefined);
-      await readThroughput(apiUrl, token, id, env.databaseUrl, namespace, 2); // warm-up, as the essential read's
+      await autocannon(readLoad(`${apiUrl}/runs/${id}`, token, 2)); // warm-up, as the essential read's
       figures.push(
         ...(await readThroughput(apiUrl, token, id, env.databaseUrl, namespace, seconds, 'straight to the api', {
           apiPid,

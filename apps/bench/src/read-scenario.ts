@@ -1,9 +1,15 @@
+import type autocannon from 'autocannon';
 import { Client } from 'pg';
 import type { Figure } from './figure';
 import { againstFloor, type FloorComparison } from './floor/floor-scenario';
 import { loadWithCpu } from './http-load';
 import { round } from './stats';
 import { atLeast, below } from './target';
+
+/** The read load: GET `url` (a run's) at 64 connections for `seconds`. Ours and the essential api's are driven by it alike. */
+export function readLoad(url: string, token: string, seconds: number): autocannon.Options {
+  return { url, connections: 64, duration: seconds, headers: { authorization: `Bearer ${token}` } };
+}
 
 /** GET /runs/{id} against the raw primary-key query it ends in; with `compare`, against the framework floor too. */
 export async function readThroughput(
@@ -16,10 +22,7 @@ export async function readThroughput(
   via = 'straight to the api',
   compare?: FloorComparison,
 ): Promise<Figure[]> {
-  const load = await loadWithCpu(
-    { url: `${baseUrl}/runs/${runId}`, connections: 64, duration: seconds, headers: { authorization: `Bearer ${token}` } },
-    compare?.apiPid ?? process.pid,
-  );
+  const load = await loadWithCpu(readLoad(`${baseUrl}/runs/${runId}`, token, seconds), compare?.apiPid ?? process.pid);
   const { result } = load;
   const clients = await Promise.all(
     Array.from({ length: 16 }, async () => {

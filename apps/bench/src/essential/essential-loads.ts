@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Client } from 'pg';
-import { CREATE_BODY } from '../create-scenario';
+import { createLoad } from '../create-scenario';
+import { readLoad } from '../read-scenario';
 import { loadWithCpu, type HttpLoad } from '../http-load';
 import { waitUntil } from '../stack-probes';
 import type { EssentialNames } from './essential-names';
@@ -21,7 +21,7 @@ export interface EssentialLoads {
   readonly read?: EssentialLoad;
 }
 
-/** A floor is its best case: each load follows a warm-up of its own, which our read does not get. */
+/** Each load follows a warm-up of its own, as ours do (main.ts). */
 const WARM_UP_SECONDS = 2;
 
 /**
@@ -39,21 +39,7 @@ export async function measureEssentialLoads(
   plan: EssentialLoadPlan,
 ): Promise<EssentialLoads> {
   const apiPid = processes.pids.get(ESSENTIAL_PARTS.api)!;
-  const auth = { authorization: `Bearer ${token}` };
-  const create = async (seconds: number): Promise<HttpLoad> =>
-    loadWithCpu(
-      {
-        url: `${processes.apiUrl}/runs`,
-        connections: 64,
-        duration: seconds,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        requests: [
-          { setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: CREATE_BODY }) },
-        ],
-      },
-      apiPid,
-    );
+  const create = (seconds: number): Promise<HttpLoad> => loadWithCpu(createLoad(`${processes.apiUrl}/runs`, token, seconds), apiPid);
   let created: HttpLoad | undefined;
   if (plan.create) {
     await create(WARM_UP_SECONDS);
@@ -67,8 +53,7 @@ export async function measureEssentialLoads(
     if (!id) {
       throw new Error(`the essential table holds no run to read`);
     }
-    const get = (seconds: number): Promise<HttpLoad> =>
-      loadWithCpu({ url: `${processes.apiUrl}/runs/${id}`, connections: 64, duration: seconds, headers: auth }, apiPid);
+    const get = (seconds: number): Promise<HttpLoad> => loadWithCpu(readLoad(`${processes.apiUrl}/runs/${id}`, token, seconds), apiPid);
     await get(WARM_UP_SECONDS);
     read = await get(plan.seconds);
   }
