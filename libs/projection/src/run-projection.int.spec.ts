@@ -153,6 +153,40 @@ describe('RunProjection against real Postgres', () => {
     expect(stored.map((r) => r.event.data.line)).toEqual(['a\uFFFDb', '\uFFFDx']);
   });
 
+  it('stores quotes, backslashes and SQL in lines and labels exactly, however a batch is sent', async () => {
+    const runId = randomUUID();
+    const [created, dispatched, started] = lifecycle(runId);
+    const hostile = ["it's", 'back\\slash \\x41 \\\\', "'); DROP TABLE runs; --", '$fn$ $$ E\'\\n\' "q"', '\u2028 🚀 \t\r\n'];
+    const labelled: RunEvent = {
+      type: 'run.created',
+      data: {
+        ...(created!.event.data as object),
+        workload: { image: 'busybox', labels: { "o'k": hostile[1]!, env: hostile[2]! } },
+      } as never,
+    };
+    const logs = decide(
+      { type: 'RecordLogs', fromIndex: 0, lines: hostile.map((line) => ({ stream: 'stdout' as const, line })), now: at(3) },
+      fold([labelled, dispatched!.event, started!.event]),
+    );
+    await projection.projectBatch(
+      [{ ...created!, event: labelled }, dispatched!, started!, ...logs.map((event, i) => ({ seq: 16 + i, event }))].map((e) => ({
+        runId,
+        ...e,
+      })),
+    );
+    const stored: { event: { data: { line: string } } }[] = await db.query(
+      `SELECT event FROM run_events WHERE run_id = $1 AND type = 'run.log' ORDER BY seq`,
+      [runId],
+    );
+    expect(stored.map((r) => r.event.data.line)).toEqual(hostile);
+    const labels: { label: string }[] = await db.query(`SELECT label FROM run_labels WHERE run_id = $1 ORDER BY label`, [runId]);
+    expect(labels.map((l) => l.label)).toEqual([`env=${hostile[2]}`, `o'k=${hostile[1]}`]);
+    expect(await queries.find('ws', runId)).toMatchObject({
+      workload: { labels: { "o'k": hostile[1], env: hostile[2] } },
+      logLines: hostile.length,
+    });
+  });
+
   describe('with each event naming its previous one (as JetStream messages do)', () => {
     const chained = (runId: string): { runId: string; seq: number; previous: number; event: RunEvent }[] =>
       lifecycle(runId).map((e, k, all) => ({ runId, ...e, previous: k === 0 ? 0 : all[k - 1]!.seq }));
