@@ -7,6 +7,9 @@ import { atMost } from './target';
 /** How many times each side's delivery is measured: one measurement of each decided no verdict (1.3-1.7x in three runs). */
 export const FAN_OUT_ROUNDS = 3;
 
+/** How long all of a round's streams may take to open and read their first event. */
+const OPEN_PATIENCE_MS = 120_000;
+
 /** A run whose stream the relay serves, and how to make it send one more event (which may end it). */
 export interface FanOutRun {
   readonly runId: string;
@@ -133,7 +136,14 @@ async function idleStreams(
       })().catch(() => undefined),
     );
   }
+  // A stream that never opens (refused, or its connection failed) must end the scenario, not hang it.
+  const openDeadline = Date.now() + OPEN_PATIENCE_MS;
   while (ready < connections) {
+    if (Date.now() > openDeadline) {
+      controllers.forEach((c) => c.abort());
+      await Promise.all(opened);
+      throw new Error(`only ${ready} of ${connections} streams at ${url} had their first event within ${OPEN_PATIENCE_MS / 1000} s`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   await new Promise((r) => setTimeout(r, 1000));

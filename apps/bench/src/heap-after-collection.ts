@@ -1,6 +1,9 @@
 import { createServer } from 'node:net';
 import WebSocket from 'ws';
 
+/** How long one inspector call may take (a full collection of a large heap takes seconds). */
+const INSPECTOR_PATIENCE_MS = 60_000;
+
 /**
  * A Node process's JavaScript heap and external memory after a full garbage collection, read through
  * its inspector: SIGUSR1 opens the inspector on the `--inspect-port` it was started with (the bench
@@ -20,9 +23,15 @@ export async function heapAfterCollection(pid: number, inspectPort: number): Pro
     const call = (method: string, params: object = {}): Promise<{ result?: { result?: { value?: unknown } } }> =>
       new Promise((resolve, reject) => {
         const id = ++next;
+        // An inspector that never answers must fail the reading, not hang the bench.
+        const timer = setTimeout(() => {
+          socket.off('message', onMessage);
+          reject(new Error(`${method}: process ${pid} did not answer within ${INSPECTOR_PATIENCE_MS / 1000} s`));
+        }, INSPECTOR_PATIENCE_MS);
         const onMessage = (data: WebSocket.RawData): void => {
           const message = JSON.parse(data.toString()) as { id?: number; error?: { message: string } };
           if (message.id === id) {
+            clearTimeout(timer);
             socket.off('message', onMessage);
             if (message.error) {
               reject(new Error(`${method}: ${message.error.message}`));
