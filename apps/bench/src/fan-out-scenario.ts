@@ -83,7 +83,7 @@ export function idleMemoryFigure(connections: number, relayKiB: number, bareKiB:
   };
 }
 
-interface IdleStreams {
+export interface IdleStreams {
   readonly perConnectionKiB: number;
   readonly deliveryMs: number;
   readonly arrived: number;
@@ -93,20 +93,26 @@ interface IdleStreams {
  * Opens `connections` streams on a server at `url`, each ready once it has read its first event; reads
  * the server's memory (`memory`: after a full collection) before they open and a second after the last
  * opened; then sends one event and times its last arrival. The relay and the bare server are measured
- * by this one function, from outside their processes.
+ * by this one function, from outside their processes. A stream that fails to open, or all of them not
+ * ready within `openPatienceMs`, fails the round with the first failure seen: it must not hang the bench.
  */
-async function idleStreams(
+export async function idleStreams(
   url: string,
   headers: Record<string, string>,
   memory: () => Promise<number>,
   connections: number,
   send: () => Promise<void>,
+  openPatienceMs = OPEN_PATIENCE_MS,
 ): Promise<IdleStreams> {
   const before = await memory();
   const arrivals: number[] = [];
   const controllers: AbortController[] = [];
   let ready = 0;
   let sentAt = 0;
+  let firstFailure: string | undefined;
+  const fail = (why: string): void => {
+    firstFailure ??= why;
+  };
   const opened: Promise<void>[] = [];
   for (let i = 0; i < connections; i++) {
     const controller = new AbortController();
@@ -114,13 +120,20 @@ async function idleStreams(
     opened.push(
       (async () => {
         const res = await fetch(url, { headers, signal: controller.signal });
-        const reader = res.body!.getReader();
+        if (!res.ok || !res.body) {
+          fail(`HTTP ${res.status}: ${(await res.text().catch(() => '')).slice(0, 200)}`);
+          return;
+        }
+        const reader = res.body.getReader();
         let seen = 0;
         let counted = false;
         let arrived = false;
         for (;;) {
           const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
           if (done) {
+            if (!counted && sentAt === 0) {
+              fail('a stream ended before its first event');
+            }
             return;
           }
           const text = new TextDecoder().decode(value);
@@ -133,16 +146,21 @@ async function idleStreams(
             arrivals.push(performance.now() - sentAt);
           }
         }
-      })().catch(() => undefined),
+      })().catch((error: unknown) => fail(String(error))),
     );
   }
-  // A stream that never opens (refused, or its connection failed) must end the scenario, not hang it.
-  const openDeadline = Date.now() + OPEN_PATIENCE_MS;
+  const giveUp = async (why: string): Promise<never> => {
+    controllers.forEach((c) => c.abort());
+    await Promise.all(opened);
+    throw new Error(`only ${ready} of ${connections} streams at ${url} had their first event: ${why}`);
+  };
+  const openDeadline = Date.now() + openPatienceMs;
   while (ready < connections) {
+    if (firstFailure !== undefined) {
+      await giveUp(firstFailure);
+    }
     if (Date.now() > openDeadline) {
-      controllers.forEach((c) => c.abort());
-      await Promise.all(opened);
-      throw new Error(`only ${ready} of ${connections} streams at ${url} had their first event within ${OPEN_PATIENCE_MS / 1000} s`);
+      await giveUp(`not within ${openPatienceMs / 1000} s`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -13,7 +13,7 @@ const INSPECTOR_PATIENCE_MS = 60_000;
  */
 export async function heapAfterCollection(pid: number, inspectPort: number): Promise<number> {
   const url = await debuggerUrl(pid, inspectPort);
-  const socket = new WebSocket(url);
+  const socket = new WebSocket(url, { handshakeTimeout: INSPECTOR_PATIENCE_MS });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);
@@ -24,15 +24,20 @@ export async function heapAfterCollection(pid: number, inspectPort: number): Pro
       new Promise((resolve, reject) => {
         const id = ++next;
         // An inspector that never answers must fail the reading, not hang the bench.
-        const timer = setTimeout(() => {
+        const failed = (why: string): void => {
+          clearTimeout(timer);
           socket.off('message', onMessage);
-          reject(new Error(`${method}: process ${pid} did not answer within ${INSPECTOR_PATIENCE_MS / 1000} s`));
-        }, INSPECTOR_PATIENCE_MS);
+          socket.off('close', onClose);
+          reject(new Error(`${method}: process ${pid} ${why}`));
+        };
+        const timer = setTimeout(() => failed(`did not answer within ${INSPECTOR_PATIENCE_MS / 1000} s`), INSPECTOR_PATIENCE_MS);
+        const onClose = (): void => failed('closed its inspector before answering');
         const onMessage = (data: WebSocket.RawData): void => {
           const message = JSON.parse(data.toString()) as { id?: number; error?: { message: string } };
           if (message.id === id) {
             clearTimeout(timer);
             socket.off('message', onMessage);
+            socket.off('close', onClose);
             if (message.error) {
               reject(new Error(`${method}: ${message.error.message}`));
             } else {
@@ -41,7 +46,8 @@ export async function heapAfterCollection(pid: number, inspectPort: number): Pro
           }
         };
         socket.on('message', onMessage);
-        socket.send(JSON.stringify({ id, method, params }));
+        socket.once('close', onClose);
+        socket.send(JSON.stringify({ id, method, params }), (error) => error && failed(`refused the call: ${error.message}`));
       });
     await call('HeapProfiler.collectGarbage');
     const usage = await call('Runtime.evaluate', {
@@ -66,7 +72,8 @@ async function debuggerUrl(pid: number, port: number): Promise<string> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {
-      const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl?: string }[];
+      const listed = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(2_000) });
+      const targets = (await listed.json()) as { webSocketDebuggerUrl?: string }[];
       const url = targets[0]?.webSocketDebuggerUrl;
       if (url) {
         return url;

@@ -336,7 +336,11 @@ async function main(): Promise<void> {
             const id = await createRun({ SIM_DURATION_MS: '600000' });
             await waitUntil(async () => (await stateOf(id)) === 'running');
             const appendEvent = async (): Promise<void> => {
-              await fetch(`${stack.baseUrl}/runs/${id}:cancel`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+              await fetch(`${stack.baseUrl}/runs/${id}:cancel`, {
+                method: 'POST',
+                headers: { authorization: `Bearer ${token}` },
+                signal: AbortSignal.timeout(30_000),
+              });
             };
             return { runId: id, appendEvent };
           },
