@@ -120,6 +120,7 @@ describe('npm start hands every documented variable to the services that read it
       GATEWAY_IDLE_TIMEOUT_MS: '130000',
       GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '50000',
       GATEWAY_MAX_CONNECTIONS: '5000',
+      GATEWAY_RESTART_GRACE_MS: '6000',
       // 0.0.0.0 includes 127.0.0.1, where the gateway and the base URL reach the services.
       HOST: '0.0.0.0',
       BUILD_COMMIT: 'cfg1234',

@@ -18,6 +18,7 @@ void runService('gateway', async (lifecycle) => {
       idleTimeoutMs: config.GATEWAY_IDLE_TIMEOUT_MS,
       upstreamIdleTimeoutMs: config.GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS,
       maxConnections: config.GATEWAY_MAX_CONNECTIONS,
+      restartGraceMs: config.GATEWAY_RESTART_GRACE_MS,
     },
   });
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));

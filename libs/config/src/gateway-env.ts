@@ -39,4 +39,12 @@ export class GatewayEnv extends OperationsEnv {
 
   @IntBetween(1, 1000000)
   GATEWAY_MAX_CONNECTIONS = 10000;
+
+  /**
+   * How long a bodiless request waits, trying each replica in turn, while every api or relay replica
+   * refuses connections (a restart), before 503 `upstream_unavailable`. An `EventSource` gives up for
+   * good on a 5xx, so this should cover how long a replica takes to start.
+   */
+  @IntBetween(0, 600000)
+  GATEWAY_RESTART_GRACE_MS = 5000;
 }
