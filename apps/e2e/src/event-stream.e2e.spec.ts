@@ -20,7 +20,9 @@ describe('the event stream with a real EventSource client, across relay kills an
   beforeAll(async () => {
     // Both relays restart at once below: the gateway holds a reconnect until one is back, however long
     // that takes this machine (CI once took more than the default 5 s, and the 503 ended the EventSource).
-    f = await startStack(['ws-es'], { GATEWAY_RESTART_GRACE_MS: String(patience(30_000)) }, { 'stream-relay': 2 });
+    // (Below the gateway's 120 s idle time-out, which the configuration requires.)
+    const grace = Math.min(patience(30_000), 100_000);
+    f = await startStack(['ws-es'], { GATEWAY_RESTART_GRACE_MS: String(grace) }, { 'stream-relay': 2 });
     token = f.token('ws-es');
   });
 

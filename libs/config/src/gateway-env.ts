@@ -1,4 +1,4 @@
-import { Matches } from 'class-validator';
+import { Matches, ValidateBy, type ValidationArguments } from 'class-validator';
 import { OperationsEnv } from './env-schemas';
 import { IntBetween } from './env-values';
 
@@ -41,10 +41,19 @@ export class GatewayEnv extends OperationsEnv {
   GATEWAY_MAX_CONNECTIONS = 10000;
 
   /**
-   * How long a bodiless request waits, trying each replica in turn, while every api or relay replica
-   * refuses connections (a restart), before 503 `upstream_unavailable`. An `EventSource` gives up for
-   * good on a 5xx, so this should cover how long a replica takes to start.
+   * How long a request without a body waits, trying each replica in turn, while every api or relay
+   * replica refuses connections (a restart), before 503 `dependency_unavailable`; 0 tries each once. An
+   * `EventSource` gives up for good on a 5xx, so this should cover how long a replica takes to start.
+   * Below the idle time-out: a held request sends nothing, and would be cut as idle first.
    */
   @IntBetween(0, 600000)
+  @ValidateBy({
+    name: 'belowIdleTimeout',
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) =>
+        typeof value === 'number' && value < (args?.object as GatewayEnv).GATEWAY_IDLE_TIMEOUT_MS,
+      defaultMessage: () => 'must be below GATEWAY_IDLE_TIMEOUT_MS (a request held that long is cut as idle)',
+    },
+  })
   GATEWAY_RESTART_GRACE_MS = 5000;
 }
