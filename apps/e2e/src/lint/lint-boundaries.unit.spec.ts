@@ -24,6 +24,15 @@ class Probes {
 
 /** The boundaries the README describes, shown to hold: each rule is fed an import it must refuse. */
 describe('lint enforces the module boundaries', () => {
+  it('a probe that would prove nothing fails: one that does not parse, names no configured rule, or is an ignored file', () => {
+    const probe = { code: "import { x } from 'pg';\n", filePath: 'libs/domain/src/probe.ts', ruleId: 'no-restricted-imports' };
+    expect(() => lintAll([probe, { ...probe, code: 'import {' }])).toThrow(
+      /no-restricted-imports on libs\/domain\/src\/probe.ts: Parsing error/,
+    );
+    expect(() => lintAll([{ ...probe, ruleId: 'no-restricted-importz' }])).toThrow(/no such rule is configured/);
+    expect(() => lintAll([{ ...probe, filePath: 'dist/libs/domain/src/probe.ts' }])).toThrow(/ignores this file/);
+  });
+
   it('libs/domain imports no Node built-in and no I/O package', () => {
     const probes = new Probes();
     const restricted = probes.rule('no-restricted-imports');

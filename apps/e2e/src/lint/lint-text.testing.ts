@@ -20,29 +20,44 @@ export function lintAll(probes: readonly LintProbe[]): string[][] {
   ensureProjectGraph();
   const script = `
     import { ESLint } from 'eslint';
+    process.stdin.setEncoding('utf8');
     let input = '';
     for await (const chunk of process.stdin) input += chunk;
     const probes = JSON.parse(input);
     const rules = new Set(probes.map((p) => p.ruleId));
+    const known = new Set();
     const eslint = new ESLint({
       cwd: process.cwd(),
-      ruleFilter: (rule) => rules.has(rule.ruleId),
+      ruleFilter: (rule) => (known.add(rule.ruleId), rules.has(rule.ruleId)),
       overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
     });
     const answers = [];
     for (const probe of probes) {
+      const where = probe.ruleId + ' on ' + probe.filePath + ': ';
+      // A probe that is ignored, does not parse or names no rule of the configuration proves nothing.
+      if (await eslint.isPathIgnored(probe.filePath)) throw new Error(where + 'the configuration ignores this file');
       const [result] = await eslint.lintText(probe.code, { filePath: probe.filePath });
-      // The probe's own rule (the others enabled for the batch say nothing of it), and a parse error.
-      answers.push(result.messages.filter((m) => m.ruleId === probe.ruleId || m.fatal).map((m) => m.ruleId + ': ' + m.message));
+      const fatal = result.messages.find((m) => m.fatal);
+      if (fatal) throw new Error(where + fatal.message);
+      if (!known.has(probe.ruleId)) throw new Error(where + 'no such rule is configured for this file');
+      // The other rules enabled for the batch say nothing of this probe.
+      answers.push(result.messages.filter((m) => m.ruleId === probe.ruleId).map((m) => m.ruleId + ': ' + m.message));
     }
     process.stdout.write(JSON.stringify(answers));
   `;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    input: JSON.stringify(probes),
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
+  let out: string;
+  try {
+    out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      input: JSON.stringify(probes),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // What the child said (its error names the probe), not just that it failed.
+    const stderr = (error as { stderr?: string }).stderr ?? '';
+    throw new Error(`linting the probes failed: ${stderr.split('\n').find((line) => line.startsWith('Error:')) ?? stderr}`);
+  }
   return JSON.parse(out) as string[][];
 }
 
