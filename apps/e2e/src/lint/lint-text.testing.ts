@@ -61,11 +61,6 @@ export function lintAll(probes: readonly LintProbe[]): string[][] {
   return JSON.parse(out) as string[][];
 }
 
-/** What one rule says about one text (a batch of one: `lintAll` is the cheaper way to ask many). */
-export function lintMessages(code: string, filePath: string, ruleId: string): string[] {
-  return lintAll([{ code, filePath, ruleId }])[0]!;
-}
-
 let projectGraphReady = false;
 
 /** Nx's boundary rule reads the cached project graph and skips itself without one (a fresh checkout): make it once. */
