@@ -50,9 +50,11 @@ export async function startStack(
     namespace: env.namespace,
     publicKeyFile,
     credentialKeys: ensureDevCredentialKeys(mkdtempSync(join(tmpdir(), 'wrs-kek-'))),
-    // Tests poll freely; the limits suite sets its own low limits.
+    // Tests poll freely; the limits suite sets its own low limits. A killed worker's messages come back
+    // after 5 s, not the production 30 s: the crash tests wait for that redelivery.
     extraEnv: {
       RECONCILE_INTERVAL_MS: '50',
+      JETSTREAM_ACK_WAIT_MS: '5000',
       LIMIT_REQUESTS_PER_MINUTE: '100000',
       LIMIT_TOKEN_REQUESTS_PER_MINUTE: '100000',
       ...extraEnv,

@@ -33,12 +33,16 @@ import { runFates, WorkloadCleanup } from './workload-cleanup';
 import { reportWorkerGauges } from './worker-metrics';
 import { startWebhooks, type WebhookSettings } from './webhooks/start-webhooks';
 
+const DEFAULT_ACK_WAIT_MS = 30_000;
+
 export interface RunWorkerOptions {
   readonly nc: NatsConnection;
   readonly db: DataSource;
   readonly namespace: string;
   readonly offers: readonly ProviderOffer[];
   readonly reconcileIntervalMs: number;
+  /** JETSTREAM_ACK_WAIT_MS: how long a taken message stays unanswered before another worker gets it (default 30 s). */
+  readonly ackWaitMs?: number;
   /** How often stray workloads are looked for, and how long one of an unprojected run is spared. */
   readonly workloadCleanup: { readonly intervalMs: number; readonly graceMs: number };
   readonly idempotencyRetentionMs: number;
@@ -157,14 +161,14 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     stream: names.commandsStream,
     durable: names.workerCommandsConsumer(),
     filterSubject: names.allCommands(),
-    ackWaitMs: 30_000,
+    ackWaitMs: options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS,
     onError: onError('command'),
   });
   const projectionConsumer = new DurableConsumer(js, jsm, {
     stream: names.eventsStream,
     durable: names.projectionConsumer(),
     filterSubject: names.allRunEvents(),
-    ackWaitMs: 30_000,
+    ackWaitMs: options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS,
     onError: onError('projection'),
   });
   // Cancels an api of the previous version published (for one release: see command-consumer.ts), in

@@ -34,6 +34,13 @@ export class WorkerEnv extends CommonEnv {
   @IntBetween(10, 60000)
   RECONCILE_INTERVAL_MS = 200;
 
+  /**
+   * How long a command or event a worker took stays unanswered before JetStream gives it to another
+   * worker: what a worker that died mid-message costs. Longer than any one message's handling.
+   */
+  @IntBetween(1000, 600000)
+  JETSTREAM_ACK_WAIT_MS = 30000;
+
   /** How often each provider's workloads are compared with the runs (stray ones stopped and removed). */
   @IntBetween(100, 3600000)
   WORKLOAD_CLEANUP_INTERVAL_MS = 30000;

@@ -181,15 +181,19 @@ export class DurableConsumer {
   private async pump(take: (message: JsMsg) => Promise<void>): Promise<void> {
     const { stream, durable, filterSubject, ackWaitMs } = this.options;
     const existing = await this.jsm.consumers.info(stream, durable).catch(() => null);
+    const ackWait = ackWaitMs * NANOS_PER_MS;
     if (!existing) {
       await this.jsm.consumers.add(stream, {
         durable_name: durable,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         filter_subject: filterSubject,
-        ack_wait: ackWaitMs * NANOS_PER_MS,
+        ack_wait: ackWait,
         max_ack_pending: 1000,
       });
+    } else if (existing.config.ack_wait !== ackWait) {
+      // The consumer is shared and outlives a deployment: a changed setting is applied, not ignored.
+      await this.jsm.consumers.update(stream, durable, { ack_wait: ackWait });
     }
     const consumer = await this.js.consumers.get(stream, durable);
     this.messages = await consumer.consume({ max_messages: 256 });
