@@ -67,6 +67,20 @@ describeNeeding(imagesMissing)('the service images, run as containers', () => {
     }
   });
 
+  it('each image holds every production dependency and none of the tools the build needed', async () => {
+    // The runtime copies node_modules from the pruned stage (docker/Dockerfile): copied from the build
+    // stage instead, the test runner, compilers and linters ship in every image.
+    const tools = ['jest', 'typescript', 'eslint', 'vite', '@swc/core', 'testcontainers', 'nx'];
+    const probe = `const fs = require('fs'); const p = require('/app/package.json');
+      const has = (n) => fs.existsSync('/app/node_modules/' + n + '/package.json');
+      console.log(JSON.stringify({ missing: Object.keys(p.dependencies).filter((n) => !has(n)), tools: ${JSON.stringify(tools)}.filter(has) }));`;
+    for (const kind of KINDS) {
+      const image = `${REPOSITORY}/${kind}:${TAG}`;
+      const found = JSON.parse(await podman('run', '--rm', '--network', 'none', '--entrypoint', 'node', image, '-e', probe)) as unknown;
+      expect({ kind, found }).toEqual({ kind, found: { missing: [], tools: [] } });
+    }
+  });
+
   it('the containers run read-only, as uid 1000, without capabilities', async () => {
     for (const service of ['api', 'run-worker', 'stream-relay', 'gateway']) {
       const inspect = JSON.parse(await podman('container', 'inspect', f.stack.containerName(service)))[0] as {
