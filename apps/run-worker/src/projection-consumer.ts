@@ -21,7 +21,7 @@ const MAX_HOLES_PER_BATCH = 64;
 /**
  * Projects events into Postgres a batch at a time, acknowledges after the commit, then calls `onProjected`
  * (which pokes the reconciler). A failed batch is retried one message at a time, so one bad message holds
- * back no other. A missing event is read from JetStream at once rather than after the 30 s ack wait;
+ * back no other. A missing event is read from JetStream at once rather than after the ack wait;
  * one the stream no longer holds (retention) is skipped.
  */
 export class ProjectionConsumer {

@@ -33,16 +33,14 @@ import { runFates, WorkloadCleanup } from './workload-cleanup';
 import { reportWorkerGauges } from './worker-metrics';
 import { startWebhooks, type WebhookSettings } from './webhooks/start-webhooks';
 
-const DEFAULT_ACK_WAIT_MS = 30_000;
-
 export interface RunWorkerOptions {
   readonly nc: NatsConnection;
   readonly db: DataSource;
   readonly namespace: string;
   readonly offers: readonly ProviderOffer[];
   readonly reconcileIntervalMs: number;
-  /** JETSTREAM_ACK_WAIT_MS: how long a taken message stays unanswered before another worker gets it (default 30 s). */
-  readonly ackWaitMs?: number;
+  /** JETSTREAM_ACK_WAIT_MS: how long a delivered message may stay unacknowledged before another worker gets it. */
+  readonly ackWaitMs: number;
   /** How often stray workloads are looked for, and how long one of an unprojected run is spared. */
   readonly workloadCleanup: { readonly intervalMs: number; readonly graceMs: number };
   readonly idempotencyRetentionMs: number;
@@ -161,14 +159,14 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     stream: names.commandsStream,
     durable: names.workerCommandsConsumer(),
     filterSubject: names.allCommands(),
-    ackWaitMs: options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS,
+    ackWaitMs: options.ackWaitMs,
     onError: onError('command'),
   });
   const projectionConsumer = new DurableConsumer(js, jsm, {
     stream: names.eventsStream,
     durable: names.projectionConsumer(),
     filterSubject: names.allRunEvents(),
-    ackWaitMs: options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS,
+    ackWaitMs: options.ackWaitMs,
     onError: onError('projection'),
   });
   // Cancels an api of the previous version published (for one release: see command-consumer.ts), in

@@ -35,10 +35,11 @@ export class WorkerEnv extends CommonEnv {
   RECONCILE_INTERVAL_MS = 200;
 
   /**
-   * How long a command or event a worker took stays unanswered before JetStream gives it to another
-   * worker: what a worker that died mid-message costs. Longer than any one message's handling.
+   * How long a command or event delivered to a worker may stay unacknowledged before JetStream gives it
+   * to another: what a worker that died mid-message costs. It counts from delivery, so it covers the
+   * time a message waits in the worker's queue (up to about 500 of them) as well as its handling.
    */
-  @IntBetween(1000, 600000)
+  @IntBetween(5000, 600000)
   JETSTREAM_ACK_WAIT_MS = 30000;
 
   /** How often each provider's workloads are compared with the runs (stray ones stopped and removed). */

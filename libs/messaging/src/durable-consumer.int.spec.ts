@@ -1,12 +1,4 @@
-import {
-  AckPolicy,
-  DeliverPolicy,
-  jetstream,
-  jetstreamManager,
-  type JetStreamClient,
-  type JetStreamManager,
-  type JsMsg,
-} from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { eventually, isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import { DurableConsumer } from './durable-consumer';
@@ -216,34 +208,32 @@ describe('DurableConsumer batches against real JetStream', () => {
     await consumer.stop();
   });
 
-  it('applies a changed ack wait to a consumer that exists: a message a dead worker held comes back after the new wait', async () => {
+  it('applies a changed ack wait to a consumer that exists, keeping the rest of its settings: a message a dead worker held comes back after the new wait', async () => {
     const durable = `${env.namespace}_ack_wait`;
     const subject = names.runEvents('ws', '00000000-0000-4000-8000-0000000000ac');
-    await jsm.consumers.add(names.eventsStream, {
-      durable_name: durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: subject,
-      ack_wait: 600_000 * 1_000_000,
-    });
+    const consumerWaiting = (ackWaitMs: number): DurableConsumer =>
+      new DurableConsumer(js, jsm, { stream: names.eventsStream, durable, filterSubject: subject, ackWaitMs, onError: () => undefined });
+    const take = (taken: string[]) => (m: JsMsg) => {
+      taken.push(m.string());
+      return Promise.resolve('ack' as const);
+    };
+    // The consumer as an earlier deployment made it: a ten-minute wait.
+    const earlier = consumerWaiting(600_000);
+    await earlier.start(take([]));
+    await earlier.stop();
+    const before = (await jsm.consumers.info(names.eventsStream, durable)).config;
+
     await js.publish(subject, new TextEncoder().encode('held'));
     // A worker that takes the message and dies: never acknowledged, so JetStream holds it for the ack wait.
     const held = await (await js.consumers.get(names.eventsStream, durable)).next({ expires: 5_000 });
     expect(held?.string()).toBe('held');
 
     const taken: string[] = [];
-    const consumer = new DurableConsumer(js, jsm, {
-      stream: names.eventsStream,
-      durable,
-      filterSubject: subject,
-      ackWaitMs: 1_000,
-      onError: () => undefined,
-    });
-    await consumer.start((m) => {
-      taken.push(m.string());
-      return Promise.resolve('ack');
-    });
-    expect((await jsm.consumers.info(names.eventsStream, durable)).config.ack_wait).toBe(1_000 * 1_000_000);
+    const consumer = consumerWaiting(1_000);
+    await consumer.start(take(taken));
+    const after = (await jsm.consumers.info(names.eventsStream, durable)).config;
+    expect(after).toEqual({ ...before, ack_wait: 1_000 * 1_000_000 });
+    expect(after).toMatchObject({ filter_subject: subject, max_ack_pending: 1000, deliver_policy: DeliverPolicy.All });
     // Under the old wait this is ten minutes away.
     await eventually(() => Promise.resolve(taken.length === 1 ? true : undefined), 20_000, 'the held message redelivered');
     expect(taken).toEqual(['held']);

@@ -180,21 +180,7 @@ export class DurableConsumer {
 
   private async pump(take: (message: JsMsg) => Promise<void>): Promise<void> {
     const { stream, durable, filterSubject, ackWaitMs } = this.options;
-    const existing = await this.jsm.consumers.info(stream, durable).catch(() => null);
-    const ackWait = ackWaitMs * NANOS_PER_MS;
-    if (!existing) {
-      await this.jsm.consumers.add(stream, {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: filterSubject,
-        ack_wait: ackWait,
-        max_ack_pending: 1000,
-      });
-    } else if (existing.config.ack_wait !== ackWait) {
-      // The consumer is shared and outlives a deployment: a changed setting is applied, not ignored.
-      await this.jsm.consumers.update(stream, durable, { ack_wait: ackWait });
-    }
+    await this.ensureConsumer(stream, durable, filterSubject, ackWaitMs * NANOS_PER_MS);
     const consumer = await this.js.consumers.get(stream, durable);
     this.messages = await consumer.consume({ max_messages: 256 });
     const messages = this.messages;
@@ -203,6 +189,34 @@ export class DurableConsumer {
         await take(message);
       }
     })();
+  }
+
+  /** Makes the shared consumer, or gives the one there this process's ack wait. */
+  private async ensureConsumer(stream: string, durable: string, filterSubject: string, ackWait: number): Promise<void> {
+    let existing = await this.jsm.consumers.info(stream, durable).catch(() => null);
+    if (!existing) {
+      try {
+        await this.jsm.consumers.add(stream, {
+          durable_name: durable,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          filter_subject: filterSubject,
+          ack_wait: ackWait,
+          max_ack_pending: 1000,
+        });
+        return;
+      } catch (error) {
+        // Another replica made it meanwhile with another wait: nats-server 2.10+ refuses the add (2.9, the
+        // only one here, updates instead, so no test here reaches this).
+        existing = await this.jsm.consumers.info(stream, durable).catch(() => {
+          throw error;
+        });
+      }
+    }
+    if (existing.config.ack_wait !== ackWait) {
+      // The consumer is shared and outlives a deployment: a changed setting is applied, not ignored.
+      await this.jsm.consumers.update(stream, durable, { ack_wait: ackWait });
+    }
   }
 
   private track(work: Promise<void>): void {
