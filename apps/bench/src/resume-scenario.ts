@@ -7,6 +7,20 @@ import type { Figure } from './figure';
 import { percentile, round } from './stats';
 import { atMost } from './target';
 
+/** One message in this many of the stream is the resumed run's. */
+const RUN_EVENT_EVERY = 1000;
+
+/**
+ * Where the run is resumed from (each a Last-Event-ID): its first event, its middle one and its last
+ * but one. Each has an event of the run after it, else the stream would wait for one forever.
+ */
+export function resumePoints(runSeqs: readonly number[]): { start: number; middle: number; head: number } {
+  if (runSeqs.length < 2) {
+    throw new Error(`the run has ${runSeqs.length} event(s): resuming needs at least 2`);
+  }
+  return { start: runSeqs[0]!, middle: runSeqs[Math.floor((runSeqs.length - 1) / 2)]!, head: runSeqs[runSeqs.length - 2]! };
+}
+
 /**
  * Resume cost by position: a run whose events are spread through a stream of `total` events (the rest
  * belong to other runs), resumed through the relay at its start, middle and near its head.
@@ -18,10 +32,13 @@ export async function resumeCost(
   names: { eventsStream: string; subject: (runId: string) => string },
   total: number,
 ): Promise<Figure[]> {
+  if (total <= RUN_EVENT_EVERY) {
+    throw new Error(`BENCH_RESUME_EVENTS must be above ${RUN_EVENT_EVERY}: the run needs an event after each place it is resumed at`);
+  }
   const nc = await connect({ servers: natsUrl });
   const js = jetstream(nc);
   const runId = randomUUID();
-  const every = 1000;
+  const every = RUN_EVENT_EVERY;
   const runSeqs: number[] = [];
   let next = 0;
   let previous = 0;
@@ -59,9 +76,10 @@ export async function resumeCost(
     }
     return percentile(samples, 50);
   };
-  const start = await at(runSeqs[0]!);
-  const middle = await at(runSeqs[Math.floor(runSeqs.length / 2)]!);
-  const head = await at(runSeqs[runSeqs.length - 2]!);
+  const points = resumePoints(runSeqs);
+  const start = await at(points.start);
+  const middle = await at(points.middle);
+  const head = await at(points.head);
   return [
     {
       scenario: 'resume',
@@ -89,13 +107,27 @@ export async function resumeCost(
   ];
 }
 
+const FIRST_EVENT_TIMEOUT_MS = 60_000;
+
 /** Opens an event stream and returns once its first event (an `id:` line) has arrived. */
 async function untilFirstEvent(url: string, headers: Record<string, string>): Promise<void> {
-  const res = await fetch(url, { headers });
+  // A stream that never sends an event would hold the bench for good: it fails instead, saying where.
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(FIRST_EVENT_TIMEOUT_MS) }).catch((error: unknown) => {
+    throw new Error(
+      `no answer from ${url} (Last-Event-ID ${headers['last-event-id']}) within ${FIRST_EVENT_TIMEOUT_MS} ms: ${String(error)}`,
+    );
+  });
+  if (res.status !== 200) {
+    throw new Error(`${url} (Last-Event-ID ${headers['last-event-id']}) answered ${res.status}: ${await res.text()}`);
+  }
   const reader = res.body!.getReader();
   let text = '';
   while (!text.includes('\nid: ') && !text.startsWith('id: ')) {
-    const { value, done } = await reader.read();
+    const { value, done } = await reader.read().catch((error: unknown) => {
+      throw new Error(
+        `no event from ${url} (Last-Event-ID ${headers['last-event-id']}) within ${FIRST_EVENT_TIMEOUT_MS} ms: ${String(error)}`,
+      );
+    });
     if (done) {
       break;
     }
