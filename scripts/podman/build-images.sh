@@ -46,6 +46,14 @@ log "base: $NODE_IMAGE ($(podman run --rm "$NODE_IMAGE" node --version), $(podma
 secret=()
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -s "$NODE_EXTRA_CA_CERTS" ]; then secret=(--secret "id=ca,src=$NODE_EXTRA_CA_CERTS"); fi
 
+# The pruned dependency stage is tagged, so its layers and those of `deps` under it are not dangling:
+# setup.sh's `podman image prune` removed them, and every CI installed the whole tree again (the first
+# image took 305 s, each after it 20).
+s=$(date +%s)
+podman build --format docker --network host "${secret[@]}" --build-arg "NODE_IMAGE=$NODE_IMAGE" -f "$REPO_ROOT/docker/Dockerfile" \
+  --target production-deps -t "localhost/wrs/build-cache:production-deps" "$REPO_ROOT" >/dev/null
+log "dependencies: localhost/wrs/build-cache:production-deps built in $(( $(date +%s) - s )) s"
+
 for target in "${TARGETS[@]}"; do
   s=$(date +%s)
   podman build --format docker --network host "${secret[@]}" --build-arg "NODE_IMAGE=$NODE_IMAGE" -f "$REPO_ROOT/docker/Dockerfile" \

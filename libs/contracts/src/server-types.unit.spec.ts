@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,57 +27,77 @@ const DOMAIN_EVENTS = 'libs/domain/src/run/run.events.ts';
 /** Every file that builds an answer body of the api or the relay (the controllers only call these). */
 const MAPPERS = [RUN_MAPPER, EVENT_CODEC, RESET, WEBHOOKS, CREDENTIALS, WORKSPACE, SESSION, VERSION, PROBLEM];
 
+/** Every changed contract below, type checked before the first test. */
+const results = typeChecks({
+  asItIs: () => undefined,
+  renamed: (schemas) => {
+    const run = schemas['Run'] as Schema;
+    const { logLines, ...rest } = run.properties;
+    run.properties = { ...rest, logLineCount: logLines };
+    run.required = run.required.map((name) => (name === 'logLines' ? 'logLineCount' : name));
+  },
+  retyped: (schemas) => {
+    (schemas['Run'] as Schema).properties['exitCode'] = { type: 'string', nullable: true };
+  },
+  eventChanged: (schemas) => {
+    const own = schemas['RunLogEvent']?.allOf?.[1] as Schema;
+    (own.properties['data'] as Schema).properties['line'] = { type: 'integer' };
+  },
+  kindAdded: (schemas) => {
+    const kinds = schemas['RunEventType'] as unknown as { enum: string[] };
+    kinds.enum = [...kinds.enum, 'run.retried'];
+  },
+  dropped: (schemas) => {
+    drop(ownData(schemas, 'RunCreatedEvent'), 'idempotencyKey');
+    drop(schemas['Run'], 'idempotencyKey');
+    drop(schemas['Cancellation'], 'requestedAt');
+    drop(schemas['RunList'], 'nextCursor');
+    drop(schemas['Webhook'], 'events');
+    drop(schemas['WebhookWithSecret'], 'url');
+    drop(schemas['WebhookDelivery'], 'error');
+    drop(schemas['Limits'], 'maxArgs');
+    drop(schemas['Workspace'], 'name');
+    drop(schemas['PlacementOffer'], 'kind');
+    drop(schemas['ProviderCredential'], 'lastFour');
+    drop(schemas['Session'], 'csrfToken');
+    drop(schemas['Version']?.properties['build'] as Schema, 'commit');
+    drop(schemas['RunReset']?.properties['data'] as Schema, 'firstAvailableId');
+    drop(schemas['Problem'], 'instance');
+  },
+});
+
 /**
  * The servers' answers are typed by the contract: regenerate the types from a contract they no longer
  * satisfy, point `@wrs/contracts/types` at them, and the type check of the code that builds them fails.
  */
 describe('a changed contract that the server no longer satisfies fails the type check', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'wrs-contract-break-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
   it('passes with the contract as it is', () => {
-    expect(typeCheck(dir, () => undefined)).toEqual({ ok: true, output: '' });
+    expect(results.asItIs).toEqual({ ok: true, output: '' });
   });
 
   it('fails naming a required property of Run the contract renamed', () => {
-    const result = typeCheck(dir, (schemas) => {
-      const run = schemas['Run'] as Schema;
-      const { logLines, ...rest } = run.properties;
-      run.properties = { ...rest, logLineCount: logLines };
-      run.required = run.required.map((name) => (name === 'logLines' ? 'logLineCount' : name));
-    });
+    const result = results.renamed;
     expect(result.ok).toBe(false);
     expect(result.output).toContain(`${RUN_MAPPER}(${lineOf(RUN_MAPPER, 'logLines:')},`);
     expect(result.output).toContain("'logLines' does not exist");
   });
 
   it('fails at the Run property whose type the contract changed', () => {
-    const result = typeCheck(dir, (schemas) => {
-      (schemas['Run'] as Schema).properties['exitCode'] = { type: 'string', nullable: true };
-    });
+    const result = results.retyped;
     expect(result.ok).toBe(false);
     expect(result.output).toContain(`${RUN_MAPPER}(${lineOf(RUN_MAPPER, 'exitCode:')},`);
     expect(result.output).toContain("Type 'number' is not assignable to type 'string'");
   });
 
   it("fails when a stored event no longer is the contract's RunEvent", () => {
-    const result = typeCheck(dir, (schemas) => {
-      const own = schemas['RunLogEvent']?.allOf?.[1] as Schema;
-      (own.properties['data'] as Schema).properties['line'] = { type: 'integer' };
-    });
+    const result = results.eventChanged;
     expect(result.ok).toBe(false);
     expect(result.output).toContain(`${EVENT_CODEC}(${lineOf(EVENT_CODEC, 'const asSent')},`);
     expect(result.output).toContain("The types of 'data.line' are incompatible");
   });
 
   it('fails when the contract lists a run event kind the domain has no event for', () => {
-    const result = typeCheck(dir, (schemas) => {
-      const kinds = schemas['RunEventType'] as unknown as { enum: string[] };
-      kinds.enum = [...kinds.enum, 'run.retried'];
-    });
+    const result = results.kindAdded;
     expect(result.ok).toBe(false);
     expect(result.output).toContain(`${DOMAIN_EVENTS}(${lineOf(DOMAIN_EVENTS, 'RUN_EVENT_TYPES:')},`);
     expect(result.output).toContain('"run.retried"');
@@ -90,30 +110,6 @@ describe('a changed contract that the server no longer satisfies fails the type 
  * One contract drops them all; each fails on its own line.
  */
 describe('a property the contract drops fails the type check on the line that still sends it', () => {
-  let dir: string;
-  let result: { ok: boolean; output: string };
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'wrs-contract-drop-'));
-    result = typeCheck(dir, (schemas) => {
-      drop(ownData(schemas, 'RunCreatedEvent'), 'idempotencyKey');
-      drop(schemas['Run'], 'idempotencyKey');
-      drop(schemas['Cancellation'], 'requestedAt');
-      drop(schemas['RunList'], 'nextCursor');
-      drop(schemas['Webhook'], 'events');
-      drop(schemas['WebhookWithSecret'], 'url');
-      drop(schemas['WebhookDelivery'], 'error');
-      drop(schemas['Limits'], 'maxArgs');
-      drop(schemas['Workspace'], 'name');
-      drop(schemas['PlacementOffer'], 'kind');
-      drop(schemas['ProviderCredential'], 'lastFour');
-      drop(schemas['Session'], 'csrfToken');
-      drop(schemas['Version']?.properties['build'] as Schema, 'commit');
-      drop(schemas['RunReset']?.properties['data'] as Schema, 'firstAvailableId');
-      drop(schemas['Problem'], 'instance');
-    });
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
   it.each([
     { what: "run.created's idempotencyKey (the stored event)", file: EVENT_CODEC, text: 'const asSent', property: 'idempotencyKey' },
     { what: "Run's idempotencyKey", file: RUN_MAPPER, text: 'idempotencyKey:', property: 'idempotencyKey' },
@@ -136,6 +132,7 @@ describe('a property the contract drops fails the type check on the line that st
     { what: "Version's build.commit", file: VERSION, text: 'commit: build.commit', property: 'commit' },
     { what: "Problem's instance (an optional member)", file: PROBLEM, text: '{ instance: extra.instance }', property: 'instance' },
   ])('$what', ({ file, text, property }) => {
+    const result = results.dropped;
     expect(result.ok).toBe(false);
     const errors = result.output.split(/\n(?=\S)/).filter((error) => error.startsWith(`${file}(${lineOf(file, text)},`));
     expect(errors.join('\n')).toMatch(new RegExp(`['.]${property}'`)); // 'name', or a path: 'data.idempotencyKey'
@@ -167,8 +164,35 @@ function lineOf(file: string, text: string): number {
   return line + 1;
 }
 
+interface TypeCheck {
+  readonly ok: boolean;
+  readonly output: string;
+}
+
+/**
+ * Type checks each changed contract in a beforeAll, two at a time: each is a tsc run of several seconds,
+ * and the tier runs one spec at a time, so one core was idle through them. Read the results in the tests.
+ */
+function typeChecks<K extends string>(changes: Record<K, (schemas: Schemas) => void>): Record<K, TypeCheck> {
+  const results = {} as Record<K, TypeCheck>;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    const queue = Object.entries(changes) as Array<[K, (schemas: Schemas) => void]>;
+    const next = async (): Promise<void> => {
+      for (let entry = queue.shift(); entry; entry = queue.shift()) {
+        const dir = mkdtempSync(join(tmpdir(), 'wrs-contract-'));
+        dirs.push(dir);
+        results[entry[0]] = await typeCheck(dir, entry[1]);
+      }
+    };
+    await Promise.all([next(), next()]);
+  }, 600_000);
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  return results;
+}
+
 /** Generates the types from the contract as `change` leaves it, then runs tsc over the answer mappers alone. */
-function typeCheck(dir: string, change: (schemas: Schemas) => void): { ok: boolean; output: string } {
+async function typeCheck(dir: string, change: (schemas: Schemas) => void): Promise<TypeCheck> {
   const contract = parse(readFileSync(join(ROOT, 'libs/contracts/openapi.yaml'), 'utf8')) as { components: { schemas: Schemas } };
   change(contract.components.schemas);
   writeFileSync(join(dir, 'openapi.yaml'), stringify(contract));
@@ -201,9 +225,14 @@ function typeCheck(dir: string, change: (schemas: Schemas) => void): { ok: boole
     files: MAPPERS.map((file) => join(ROOT, file)),
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], {
-    encoding: 'utf8',
-    cwd: ROOT,
+  const tsc = await new Promise<{ status: number | null; output: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')],
+      { cwd: ROOT },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: stdout + stderr }),
+    );
   });
-  return { ok: tsc.status === 0, output: tsc.stdout + tsc.stderr };
+  return { ok: tsc.status === 0, output: tsc.output };
 }
