@@ -9,14 +9,18 @@ import { atMost } from './target';
 
 /** One message in this many of the stream is the resumed run's. */
 const RUN_EVENT_EVERY = 1000;
+const MIN_RUN_EVENTS = 4;
 
 /**
  * Where the run is resumed from (each a Last-Event-ID): its first event, its middle one and its last
- * but one. Each has an event of the run after it, else the stream would wait for one forever.
+ * but one, three different places. Each has an event of the run after it, else the stream would wait
+ * for one forever.
  */
 export function resumePoints(runSeqs: readonly number[]): { start: number; middle: number; head: number } {
-  if (runSeqs.length < 2) {
-    throw new Error(`the run has ${runSeqs.length} event(s): resuming needs at least 2`);
+  if (runSeqs.length < MIN_RUN_EVENTS) {
+    throw new Error(
+      `the run has ${runSeqs.length} event(s): three distinct places to resume at, each with an event after it, need ${MIN_RUN_EVENTS}`,
+    );
   }
   return { start: runSeqs[0]!, middle: runSeqs[Math.floor((runSeqs.length - 1) / 2)]!, head: runSeqs[runSeqs.length - 2]! };
 }
@@ -32,8 +36,10 @@ export async function resumeCost(
   names: { eventsStream: string; subject: (runId: string) => string },
   total: number,
 ): Promise<Figure[]> {
-  if (total <= RUN_EVENT_EVERY) {
-    throw new Error(`BENCH_RESUME_EVENTS must be above ${RUN_EVENT_EVERY}: the run needs an event after each place it is resumed at`);
+  if (total <= (MIN_RUN_EVENTS - 1) * RUN_EVENT_EVERY) {
+    throw new Error(
+      `BENCH_RESUME_EVENTS must be above ${(MIN_RUN_EVENTS - 1) * RUN_EVENT_EVERY}: the run (one event in ${RUN_EVENT_EVERY}) needs ${MIN_RUN_EVENTS}`,
+    );
   }
   const nc = await connect({ servers: natsUrl });
   const js = jetstream(nc);
@@ -112,24 +118,21 @@ const FIRST_EVENT_TIMEOUT_MS = 60_000;
 /** Opens an event stream and returns once its first event (an `id:` line) has arrived. */
 async function untilFirstEvent(url: string, headers: Record<string, string>): Promise<void> {
   // A stream that never sends an event would hold the bench for good: it fails instead, saying where.
-  const res = await fetch(url, { headers, signal: AbortSignal.timeout(FIRST_EVENT_TIMEOUT_MS) }).catch((error: unknown) => {
-    throw new Error(
-      `no answer from ${url} (Last-Event-ID ${headers['last-event-id']}) within ${FIRST_EVENT_TIMEOUT_MS} ms: ${String(error)}`,
-    );
-  });
+  const where = `${url} (Last-Event-ID ${headers['last-event-id']})`;
+  const failed = (what: string) => (error: unknown) => {
+    const late = error instanceof Error && error.name === 'TimeoutError';
+    throw new Error(`${what} from ${where}${late ? ` within ${FIRST_EVENT_TIMEOUT_MS} ms` : ''}`, { cause: error });
+  };
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(FIRST_EVENT_TIMEOUT_MS) }).catch(failed('no answer'));
   if (res.status !== 200) {
-    throw new Error(`${url} (Last-Event-ID ${headers['last-event-id']}) answered ${res.status}: ${await res.text()}`);
+    throw new Error(`${where} answered ${res.status}: ${await res.text()}`);
   }
   const reader = res.body!.getReader();
   let text = '';
   while (!text.includes('\nid: ') && !text.startsWith('id: ')) {
-    const { value, done } = await reader.read().catch((error: unknown) => {
-      throw new Error(
-        `no event from ${url} (Last-Event-ID ${headers['last-event-id']}) within ${FIRST_EVENT_TIMEOUT_MS} ms: ${String(error)}`,
-      );
-    });
+    const { value, done } = await reader.read().catch(failed('no event'));
     if (done) {
-      break;
+      throw new Error(`${where} ended without an event`);
     }
     text += new TextDecoder().decode(value);
   }
