@@ -123,6 +123,13 @@ export class WebhookHarness {
     return this.receiver.received.filter((r) => r.path === path);
   }
 
+  /** Stops the worker's intake, senders and retention, its start-up retention pass included. */
+  async stopWorker(): Promise<void> {
+    const running = this.running;
+    this.running = undefined;
+    await running?.stop();
+  }
+
   async close(): Promise<void> {
     const workers = this.running ? [this.running, ...this.replicas] : this.replicas;
     await Promise.all(workers.map((r) => r.stop()));
