@@ -7,8 +7,8 @@ export interface BareSseServer {
   readonly pid: number;
   /** Its inspector's port, opened on SIGUSR1 (heap-after-collection.ts). */
   readonly inspectPort: number;
-  /** Writes one event to every open stream. */
-  send(): void;
+  /** Writes one event, with `data` as its data line, to every open stream. */
+  send(data: string): void;
 }
 
 let started: Promise<BareSseServer> | undefined;
@@ -33,7 +33,7 @@ export function bareSseServer(): Promise<BareSseServer> {
           // Neither keeps the bench alive; the server exits when the bench does (its IPC channel closes).
           child.unref();
           child.channel?.unref();
-          resolve({ url: `http://127.0.0.1:${message.port}/`, pid: child.pid!, inspectPort, send: () => child.send('send') });
+          resolve({ url: `http://127.0.0.1:${message.port}/`, pid: child.pid!, inspectPort, send: (data) => child.send({ send: data }) });
         });
         child.once('exit', (code, signal) =>
           reject(new Error(`the bare SSE server exited (${signal ?? `code ${code}`}) before it listened`)),

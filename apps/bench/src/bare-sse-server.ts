@@ -2,7 +2,8 @@ import { createServer, type ServerResponse } from 'node:http';
 
 // The fan-out's baseline, a bare node:http SSE server, as a process of its own (forked by
 // bare-sse-baseline.ts), so its memory is read from /proc like the relay's. Each stream gets what a
-// relay stream gets first (a retry line and one event); 'send' writes one event to every open stream.
+// relay stream gets first (a retry line and one event); `{ send: data }` writes one event, framed as
+// the relay frames one, to every open stream.
 const streams = new Set<ServerResponse>();
 const server = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -11,10 +12,10 @@ const server = createServer((_req, res) => {
   res.on('close', () => streams.delete(res));
 });
 let sent = 1;
-process.on('message', (message) => {
-  if (message === 'send') {
+process.on('message', (message: { send?: string }) => {
+  if (typeof message.send === 'string') {
     sent++;
-    const frame = Buffer.from(`id: ${sent}\nevent: x\ndata: {}\n\n`);
+    const frame = Buffer.from(`id: ${sent}\nevent: run.log\ndata: ${message.send}\n\n`);
     streams.forEach((res) => res.write(frame));
   }
 });

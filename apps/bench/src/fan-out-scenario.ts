@@ -10,16 +10,17 @@ export const FAN_OUT_ROUNDS = 3;
 /** How long all of a round's streams may take to open and read their first event. */
 const OPEN_PATIENCE_MS = 120_000;
 
-/** A run whose stream the relay serves, and how to make it send one more event (which may end it). */
+/** A run whose stream the relay serves, and how to make it send one more event (its JSON, what the relay sends as `data`). */
 export interface FanOutRun {
   readonly runId: string;
-  readonly appendEvent: () => Promise<void>;
+  readonly appendEvent: () => Promise<string>;
 }
 
 /**
  * Idle SSE connections on one relay: memory each (from the first round), and the time to deliver one
  * event to all, the median of FAN_OUT_ROUNDS rounds on each side, the two sides taking turns so a busy
- * moment of the box falls on both. Each relay round streams a new run: its event may end the run.
+ * moment of the box falls on both. Each relay round streams a new run; the bare server's round after it
+ * sends the same event JSON, so both write frames of the same size.
  */
 export async function fanOut(
   baseUrl: string,
@@ -36,10 +37,12 @@ export async function fanOut(
   const rounds: { relay: IdleStreams; bare: IdleStreams }[] = [];
   for (let i = 0; i < FAN_OUT_ROUNDS; i++) {
     const run = await newRun();
-    rounds.push({
-      relay: await idleStreams(`${baseUrl}/runs/${run.runId}/events`, headers, relayMemory, connections, run.appendEvent),
-      bare: await idleStreams(server.url, headers, bareMemory, connections, () => Promise.resolve(server.send())),
+    let sent = '{}';
+    const relay = await idleStreams(`${baseUrl}/runs/${run.runId}/events`, headers, relayMemory, connections, async () => {
+      sent = await run.appendEvent();
     });
+    const bare = await idleStreams(server.url, headers, bareMemory, connections, () => Promise.resolve(server.send(sent)));
+    rounds.push({ relay, bare });
   }
   const relayDeliveryMs = median(rounds.map((r) => r.relay.deliveryMs));
   const bareDeliveryMs = median(rounds.map((r) => r.bare.deliveryMs));

@@ -20,6 +20,7 @@ import { essentialLoadFigures } from './essential/essential-figures';
 import { serversOf, waitUntil } from './stack-probes';
 import { writeResults } from './write-results';
 import { freePort } from './heap-after-collection';
+import { logLineAppender } from './fan-out-event';
 import { measureFloor, type FloorLoads } from './floor/floor-scenario';
 import { startFloor, type FloorProcess } from './floor/floor-process';
 import {
@@ -325,7 +326,8 @@ async function main(): Promise<void> {
         );
       }
     }
-    for (const size of only.has('fanout') ? fanOutSizes : []) {
+    const logLines = only.has('fanout') ? await logLineAppender(env.natsUrl, namespace) : undefined;
+    for (const size of logLines ? fanOutSizes : []) {
       figures.push(
         ...(await fanOut(
           relayUrl,
@@ -335,18 +337,12 @@ async function main(): Promise<void> {
           async () => {
             const id = await createRun({ SIM_DURATION_MS: '600000' });
             await waitUntil(async () => (await stateOf(id)) === 'running');
-            const appendEvent = async (): Promise<void> => {
-              await fetch(`${stack.baseUrl}/runs/${id}:cancel`, {
-                method: 'POST',
-                headers: { authorization: `Bearer ${token}` },
-                signal: AbortSignal.timeout(30_000),
-              });
-            };
-            return { runId: id, appendEvent };
+            return { runId: id, appendEvent: () => logLines!.append('bench', id) };
           },
         )),
       );
     }
+    await logLines?.close();
     if (only.has('projection')) {
       const backlog = Number(process.env['BENCH_PROJECTION_EVENTS'] ?? '100000');
       figures.push(
