@@ -1,5 +1,6 @@
 import { GatewayEnv, loadConfig, runService } from '@wrs/config';
 import { announceListening, createLogger, edgeReporter, startOpsServer } from '@wrs/observability';
+import { closeServer } from '@wrs/problem';
 import { createGateway } from './gateway';
 
 void runService('gateway', async (lifecycle) => {
@@ -35,7 +36,7 @@ void runService('gateway', async (lifecycle) => {
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   announceListening('gateway', { url: `http://${config.HOST}:${port}`, opsUrl: ops.url });
   return async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
     await ops.close();
   };
 });

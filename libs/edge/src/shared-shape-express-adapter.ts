@@ -1,6 +1,7 @@
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
+import { closeServer } from '@wrs/problem';
 import type { Express } from 'express';
 
 /**
@@ -26,6 +27,14 @@ export class SharedShapeExpressAdapter extends ExpressAdapter {
     app.request = Request.prototype as Express['request'];
     app.response = Response.prototype as Express['response'];
     this.setHttpServer(createServer({ IncomingMessage: Request, ServerResponse: Response }, app));
+  }
+
+  /** Nest's close: connections with no request end at once, the others after their answer (closeServer). */
+  override async close(): Promise<void> {
+    const server = this.getHttpServer() as Server | undefined;
+    if (server) {
+      await closeServer(server);
+    }
   }
 }
 

@@ -6,6 +6,7 @@ import { PROBLEMS, type ProblemCode } from './catalogue';
 import { endSocketWithProblem } from './client-error';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-body';
 import { acceptableRequestId } from './request-id';
+import { trackConnections } from './server-close';
 
 /** An answer given at the edge, before any route: one log line and one metric sample each. */
 export interface EdgeAnswer {
@@ -44,6 +45,8 @@ export interface EdgeGuardOptions extends EdgeLimits {
  * Call it after the request listener is attached (Nest attaches its own when the app is created).
  */
 export function guardHttpEdge(server: Server, options: EdgeGuardOptions): void {
+  // Which connections hold a request, so that closeServer can end the others at once.
+  trackConnections(server);
   server.headersTimeout = options.headersTimeoutMs;
   server.requestTimeout = options.requestTimeoutMs;
   // Node enforces those timeouts only every connectionsCheckingInterval (30 s by default), so it is

@@ -11,3 +11,4 @@ export * from './edge-guard';
 export * from './dependency-failure';
 export * from './json-shape';
 export * from './ingress-error-page';
+export * from './server-close';

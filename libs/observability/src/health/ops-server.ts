@@ -1,4 +1,6 @@
+import type { Server } from 'node:http';
 import type { INestApplication, LoggerService } from '@nestjs/common';
+import { closeServer, trackConnections } from '@wrs/problem';
 import { enableProcessMetrics } from '../metrics/process-metrics';
 import type { DependencyCheck } from './dependency-check';
 
@@ -35,6 +37,16 @@ export async function startOpsServer(settings: OpsServerSettings): Promise<OpsSe
     OpsModule.forRoot(settings),
     settings.nestLogger === undefined ? {} : { logger: settings.nestLogger },
   );
+  const server = app.getHttpServer() as Server;
+  trackConnections(server);
   await app.listen(settings.port, settings.host);
-  return { url: await app.getUrl(), close: () => app.close() };
+  return {
+    url: await app.getUrl(),
+    close: async () => {
+      // A scraper's socket that sent nothing would hold Nest's close for good (closeServer); Nest then
+      // runs its shutdown hooks, and its own close of the stopped server answers at once.
+      await closeServer(server);
+      await app.close();
+    },
+  };
 }

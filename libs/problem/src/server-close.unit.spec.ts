@@ -1,0 +1,84 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { closeServer, trackConnections } from './server-close';
+
+/** A server that answers after `delayMs`, its connections tracked as the edge guard tracks them. */
+async function serving(delayMs = 0): Promise<{ server: Server; port: number }> {
+  const server = createServer((_req, res) => setTimeout(() => res.end('answered'), delayMs));
+  trackConnections(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** A raw connection, open once the server has accepted it (it may send `text`, or nothing). */
+async function rawConnection(port: number, text = ''): Promise<{ socket: Socket; ended: Promise<void> }> {
+  const socket = connect(port, '127.0.0.1');
+  const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  if (text) {
+    socket.write(text);
+  }
+  // The server's side has seen the connection (and the bytes) once a round trip has passed.
+  await new Promise((r) => setTimeout(r, 50));
+  return { socket, ended };
+}
+
+/** 'closed' if `closing` settles within `ms`, else 'still waiting'. */
+async function within(closing: Promise<unknown>, ms: number): Promise<'closed' | 'still waiting'> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<'still waiting'>((resolve) => (timer = setTimeout(() => resolve('still waiting'), ms)));
+  try {
+    return await Promise.race([closing.then(() => 'closed' as const), waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('closeServer, over real sockets', () => {
+  it('ends at once a connection that sent nothing and one that sent half a request (server.close alone waits for them for good)', async () => {
+    const { server, port } = await serving();
+    const silent = await rawConnection(port);
+    const half = await rawConnection(port, 'GET /runs HTTP/1.1\r\nHost: x\r\n');
+    try {
+      expect(await within(closeServer(server), 3000)).toBe('closed');
+      await Promise.all([silent.ended, half.ended]);
+    } finally {
+      silent.socket.destroy();
+      half.socket.destroy();
+    }
+  });
+
+  it('lets a request in flight finish with its whole answer, then ends its connection', async () => {
+    const { server, port } = await serving(300);
+    const answer = new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
+      const req = request({ port, host: '127.0.0.1', path: '/', agent: false, headers: { connection: 'keep-alive' } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = closeServer(server);
+    expect(await answer).toMatchObject({ status: 200, body: 'answered' });
+    expect(await within(closing, 3000)).toBe('closed');
+  });
+
+  it('ends a kept-alive connection that is between requests', async () => {
+    const { server, port } = await serving();
+    const kept = await rawConnection(port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    let received = '';
+    kept.socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(received).toContain('answered');
+    try {
+      expect(await within(closeServer(server), 3000)).toBe('closed');
+      await kept.ended;
+    } finally {
+      kept.socket.destroy();
+    }
+  });
+});
