@@ -12,8 +12,8 @@ const server = createServer((_req, res) => {
   res.on('close', () => streams.delete(res));
 });
 let sent = 1;
-process.on('message', (message: { send?: string }) => {
-  if (typeof message.send === 'string') {
+process.on('message', (message: unknown) => {
+  if (typeof message === 'object' && message !== null && 'send' in message && typeof message.send === 'string') {
     sent++;
     const frame = Buffer.from(`id: ${sent}\nevent: run.log\ndata: ${message.send}\n\n`);
     streams.forEach((res) => res.write(frame));

@@ -20,7 +20,7 @@ export interface FanOutRun {
  * Idle SSE connections on one relay: memory each (from the first round), and the time to deliver one
  * event to all, the median of FAN_OUT_ROUNDS rounds on each side, the two sides taking turns so a busy
  * moment of the box falls on both. Each relay round streams a new run; the bare server's round after it
- * sends the same event JSON, so both write frames of the same size.
+ * sends the same event JSON, so both write frames of the same size (within the few digits of their ids).
  */
 export async function fanOut(
   baseUrl: string,
@@ -37,11 +37,15 @@ export async function fanOut(
   const rounds: { relay: IdleStreams; bare: IdleStreams }[] = [];
   for (let i = 0; i < FAN_OUT_ROUNDS; i++) {
     const run = await newRun();
-    let sent = '{}';
+    let sent: string | undefined;
     const relay = await idleStreams(`${baseUrl}/runs/${run.runId}/events`, headers, relayMemory, connections, async () => {
       sent = await run.appendEvent();
     });
-    const bare = await idleStreams(server.url, headers, bareMemory, connections, () => Promise.resolve(server.send(sent)));
+    if (sent === undefined) {
+      throw new Error(`the relay's round on run ${run.runId} sent no event`);
+    }
+    const data = sent;
+    const bare = await idleStreams(server.url, headers, bareMemory, connections, () => Promise.resolve(server.send(data)));
     rounds.push({ relay, bare });
   }
   const relayDeliveryMs = median(rounds.map((r) => r.relay.deliveryMs));

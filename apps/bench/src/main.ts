@@ -326,23 +326,28 @@ async function main(): Promise<void> {
         );
       }
     }
-    const logLines = only.has('fanout') ? await logLineAppender(env.natsUrl, namespace) : undefined;
-    for (const size of logLines ? fanOutSizes : []) {
-      figures.push(
-        ...(await fanOut(
-          relayUrl,
-          token,
-          { pid: stack.processes.get('stream-relay')!.pid!, inspectPort: relayInspectPort },
-          size,
-          async () => {
-            const id = await createRun({ SIM_DURATION_MS: '600000' });
-            await waitUntil(async () => (await stateOf(id)) === 'running');
-            return { runId: id, appendEvent: () => logLines!.append('bench', id) };
-          },
-        )),
-      );
+    if (only.has('fanout')) {
+      const lineRecorder = await logLineAppender(env.natsUrl, namespace);
+      try {
+        for (const size of fanOutSizes) {
+          figures.push(
+            ...(await fanOut(
+              relayUrl,
+              token,
+              { pid: stack.processes.get('stream-relay')!.pid!, inspectPort: relayInspectPort },
+              size,
+              async () => {
+                const id = await createRun({ SIM_DURATION_MS: '600000' });
+                await waitUntil(async () => (await stateOf(id)) === 'running');
+                return { runId: id, appendEvent: await lineRecorder.prepare('bench', id) };
+              },
+            )),
+          );
+        }
+      } finally {
+        await lineRecorder.close();
+      }
     }
-    await logLines?.close();
     if (only.has('projection')) {
       const backlog = Number(process.env['BENCH_PROJECTION_EVENTS'] ?? '100000');
       figures.push(
