@@ -45,8 +45,6 @@ export interface EdgeGuardOptions extends EdgeLimits {
  * Call it after the request listener is attached (Nest attaches its own when the app is created).
  */
 export function guardHttpEdge(server: Server, options: EdgeGuardOptions): void {
-  // Which connections hold a request, so that closeServer can end the others at once.
-  trackConnections(server);
   server.headersTimeout = options.headersTimeoutMs;
   server.requestTimeout = options.requestTimeoutMs;
   // Node enforces those timeouts only every connectionsCheckingInterval (30 s by default), so it is
@@ -97,6 +95,9 @@ export function guardHttpEdge(server: Server, options: EdgeGuardOptions): void {
       listener(req, res);
     }
   });
+  // Which connections hold a request, so that closeServer can end the others at once; after the
+  // request listener above, so it counts the requests this guard answers itself too.
+  trackConnections(server);
 }
 
 function hostLines(rawHeaders: readonly string[]): number {
