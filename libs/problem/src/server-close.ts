@@ -1,9 +1,17 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** Per server: its open connections, and how many requests each is serving now. */
+/**
+ * How long answers under way may take once a server is closing, before every connection is cut: with
+ * Kubernetes' default 30 s grace and our 5 s readiness drain, the process still ends on its own. Streams
+ * cut here resume elsewhere with Last-Event-ID; a `Prefer: wait` (at most 30 s) still waiting is cut as
+ * Kubernetes' SIGKILL would cut it.
+ */
+export const CLOSE_GRACE_MS = 20_000;
+
+/** Per server: its open connections, the answers under way on each, and whether it is closing. */
 interface Connections {
-  readonly serving: Map<Socket, number>;
+  readonly answering: Map<Socket, Set<ServerResponse>>;
   closing: boolean;
 }
 
@@ -17,23 +25,25 @@ export function trackConnections(server: Server): void {
   if (tracked.has(server)) {
     return;
   }
-  const connections: Connections = { serving: new Map(), closing: false };
+  const connections: Connections = { answering: new Map(), closing: false };
   tracked.set(server, connections);
   server.on('connection', (socket: Socket) => {
-    connections.serving.set(socket, 0);
-    socket.once('close', () => connections.serving.delete(socket));
+    connections.answering.set(socket, new Set());
+    socket.once('close', () => connections.answering.delete(socket));
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    connections.serving.set(socket, (connections.serving.get(socket) ?? 0) + 1);
+    const answers = connections.answering.get(req.socket);
+    answers?.add(res);
+    if (connections.closing) {
+      // Node then answers with `Connection: close` and ends the connection after this answer.
+      res.shouldKeepAlive = false;
+    }
     res.once('close', () => {
-      const left = Math.max(0, (connections.serving.get(socket) ?? 1) - 1);
-      if (connections.serving.has(socket)) {
-        connections.serving.set(socket, left);
-      }
-      // Stopping: a connection ends with its last answer rather than waiting for another request.
-      if (connections.closing && left === 0) {
-        socket.end();
+      answers?.delete(res);
+      if (connections.closing) {
+        // A kept-alive connection whose answer went out before the close; Node skips one whose next
+        // request has begun.
+        server.closeIdleConnections();
       }
     });
   });
@@ -42,21 +52,37 @@ export function trackConnections(server: Server): void {
 /**
  * Stops listening and resolves once every connection has ended. Node's `server.close()` waits for all
  * of them and stops enforcing the header and request time-outs, so a client that connected and sent
- * nothing (a browser's preconnect, a socket whose peer vanished) or half a request kept the process
- * from exiting for good. Here those end at once; one serving a request ends after its answer.
+ * nothing (a browser's preconnect, a socket whose peer vanished) or half its headers kept the process
+ * from exiting for good. Here those end at once; one with an answer under way ends after it (with
+ * `Connection: close` where the answer has not started), and whatever is left after `graceMs` is cut.
  */
-export function closeServer(server: Server): Promise<void> {
+export function closeServer(server: Server, graceMs = CLOSE_GRACE_MS): Promise<void> {
+  let cut: NodeJS.Timeout | undefined;
   const closed = new Promise<void>((resolve, reject) =>
-    server.close((error) => (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING' ? reject(error) : resolve())),
+    server.close((error) => {
+      clearTimeout(cut);
+      if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') {
+        reject(error);
+      } else {
+        resolve();
+      }
+    }),
   );
   const connections = tracked.get(server);
-  if (connections) {
+  if (connections && !connections.closing) {
     connections.closing = true;
-    for (const [socket, requests] of connections.serving) {
-      if (requests === 0) {
+    for (const [socket, answers] of connections.answering) {
+      if (answers.size === 0) {
         socket.destroy();
       }
+      answers.forEach((res) => {
+        if (!res.headersSent) {
+          res.shouldKeepAlive = false;
+        }
+      });
     }
   }
+  cut = setTimeout(() => server.closeAllConnections(), graceMs);
+  cut.unref();
   return closed;
 }

@@ -63,8 +63,57 @@ describe('closeServer, over real sockets', () => {
     });
     await new Promise((r) => setTimeout(r, 100));
     const closing = closeServer(server);
-    expect(await answer).toMatchObject({ status: 200, body: 'answered' });
+    // Connection: close, so a keep-alive client sends its next request elsewhere instead of on a socket about to end.
+    expect(await answer).toEqual({ status: 200, body: 'answered', connection: 'close' });
     expect(await within(closing, 3000)).toBe('closed');
+  });
+
+  it('runs no request sent on a kept-alive connection after its answer, and ends it (before, the next one ran and its answer was lost)', async () => {
+    const ran: string[] = [];
+    const server = createServer((req, res) => {
+      ran.push(`${req.method} ${req.url}`);
+      setTimeout(() => res.end('answered'), req.url === '/slow' ? 300 : 0);
+    });
+    trackConnections(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const conn = await rawConnection((server.address() as AddressInfo).port, 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    let received = '';
+    conn.socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+      if (received.includes('answered')) {
+        conn.socket.write('POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
+      }
+    });
+    try {
+      const closing = closeServer(server);
+      await conn.ended;
+      expect(await within(closing, 3000)).toBe('closed');
+      expect(received.toLowerCase()).toContain('connection: close');
+      expect(ran).toEqual(['GET /slow']);
+    } finally {
+      conn.socket.destroy();
+    }
+  });
+
+  it('cuts what is left after the grace: an upload that stalled (the request time-out no longer runs)', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('stored'));
+    });
+    trackConnections(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const stalled = await rawConnection(
+      (server.address() as AddressInfo).port,
+      'POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"a"',
+    );
+    try {
+      const closing = closeServer(server, 500);
+      expect(await within(closing, 250)).toBe('still waiting');
+      expect(await within(closing, 3000)).toBe('closed');
+      await stalled.ended;
+    } finally {
+      stalled.socket.destroy();
+    }
   });
 
   it('ends a kept-alive connection that is between requests', async () => {
