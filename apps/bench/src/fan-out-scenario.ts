@@ -174,12 +174,16 @@ export async function idleStreams(
   await new Promise((r) => setTimeout(r, 1000));
   const after = await memory();
   sentAt = performance.now();
-  await send();
-  const deadline = Date.now() + 10_000;
-  while (arrivals.length < connections && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 5));
+  try {
+    await send();
+    const deadline = Date.now() + 10_000;
+    while (arrivals.length < connections && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  } finally {
+    // A send that failed must not leave thousands of streams open behind the bench's error.
+    controllers.forEach((c) => c.abort());
+    await Promise.all(opened);
   }
-  controllers.forEach((c) => c.abort());
-  await Promise.all(opened);
   return { perConnectionKiB: (after - before) / connections / 1024, deliveryMs: Math.max(...arrivals, 0), arrived: arrivals.length };
 }

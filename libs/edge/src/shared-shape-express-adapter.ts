@@ -32,9 +32,10 @@ export class SharedShapeExpressAdapter extends ExpressAdapter {
   /** Nest's close: connections with no request end at once, the others after their answer (closeServer). */
   override async close(): Promise<void> {
     const server = this.getHttpServer() as Server | undefined;
-    if (server) {
-      await closeServer(server);
-    }
+    const closing = server ? closeServer(server) : Promise.resolve();
+    // Nest's own close too (forceCloseConnections); its server.close of the stopped server answers at once.
+    await super.close();
+    await closing;
   }
 }
 

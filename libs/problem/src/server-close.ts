@@ -2,10 +2,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
- * How long answers under way may take once a server is closing, before every connection is cut: with
- * Kubernetes' default 30 s grace and our 5 s readiness drain, the process still ends on its own. Streams
- * cut here resume elsewhere with Last-Event-ID; a `Prefer: wait` (at most 30 s) still waiting is cut as
- * Kubernetes' SIGKILL would cut it.
+ * How long answers under way may take once a server is closing, before every connection is cut: a
+ * bound, where there was none, that leaves room for the 5 s readiness drain inside Kubernetes' default
+ * 30 s grace. Streams cut here resume elsewhere with Last-Event-ID; a `Prefer: wait` (at most 30 s)
+ * still waiting is cut as Kubernetes' SIGKILL would cut it.
  */
 export const CLOSE_GRACE_MS = 20_000;
 
@@ -31,7 +31,9 @@ export function trackConnections(server: Server): void {
     connections.answering.set(socket, new Set());
     socket.once('close', () => connections.answering.delete(socket));
   });
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  // First among the request listeners, so an answer written at once (the edge guard's) is already
+  // told not to keep the connection alive once the server is closing.
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const answers = connections.answering.get(req.socket);
     answers?.add(res);
     if (connections.closing) {
@@ -41,8 +43,8 @@ export function trackConnections(server: Server): void {
     res.once('close', () => {
       answers?.delete(res);
       if (connections.closing) {
-        // A kept-alive connection whose answer went out before the close; Node skips one whose next
-        // request has begun.
+        // An answer under way at the close whose headers had gone out as keep-alive: its connection is
+        // idle now. Node skips a connection whose next request has begun.
         server.closeIdleConnections();
       }
     });
@@ -54,7 +56,8 @@ export function trackConnections(server: Server): void {
  * of them and stops enforcing the header and request time-outs, so a client that connected and sent
  * nothing (a browser's preconnect, a socket whose peer vanished) or half its headers kept the process
  * from exiting for good. Here those end at once; one with an answer under way ends after it (with
- * `Connection: close` where the answer has not started), and whatever is left after `graceMs` is cut.
+ * `Connection: close` where the answer had not started), and whatever is left `graceMs` after this
+ * call is cut.
  */
 export function closeServer(server: Server, graceMs = CLOSE_GRACE_MS): Promise<void> {
   let cut: NodeJS.Timeout | undefined;

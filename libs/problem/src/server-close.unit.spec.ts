@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
@@ -11,17 +12,21 @@ async function serving(delayMs = 0): Promise<{ server: Server; port: number }> {
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-/** A raw connection, open once the server has accepted it (it may send `text`, or nothing). */
-async function rawConnection(port: number, text = ''): Promise<{ socket: Socket; ended: Promise<void> }> {
-  const socket = connect(port, '127.0.0.1');
+/**
+ * A raw connection that may send `text` (or nothing), once `server` has accepted it and, when `text`
+ * is a whole request's head, has taken that request.
+ */
+async function rawConnection(server: Server, text = ''): Promise<{ socket: Socket; ended: Promise<void> }> {
+  const accepted = once(server, 'connection');
+  const requested = text.includes('\r\n\r\n') ? once(server, 'request') : Promise.resolve();
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
   const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.on('error', () => undefined);
-  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  await accepted;
   if (text) {
     socket.write(text);
   }
-  // The server's side has seen the connection (and the bytes) once a round trip has passed.
-  await new Promise((r) => setTimeout(r, 50));
+  await requested;
   return { socket, ended };
 }
 
@@ -38,9 +43,9 @@ async function within(closing: Promise<unknown>, ms: number): Promise<'closed' |
 
 describe('closeServer, over real sockets', () => {
   it('ends at once a connection that sent nothing and one that sent half a request (server.close alone waits for them for good)', async () => {
-    const { server, port } = await serving();
-    const silent = await rawConnection(port);
-    const half = await rawConnection(port, 'GET /runs HTTP/1.1\r\nHost: x\r\n');
+    const { server } = await serving();
+    const silent = await rawConnection(server);
+    const half = await rawConnection(server, 'GET /runs HTTP/1.1\r\nHost: x\r\n');
     try {
       expect(await within(closeServer(server), 3000)).toBe('closed');
       await Promise.all([silent.ended, half.ended]);
@@ -52,6 +57,7 @@ describe('closeServer, over real sockets', () => {
 
   it('lets a request in flight finish with its whole answer, then ends its connection', async () => {
     const { server, port } = await serving(300);
+    const taken = once(server, 'request');
     const answer = new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
       const req = request({ port, host: '127.0.0.1', path: '/', agent: false, headers: { connection: 'keep-alive' } }, (res) => {
         let body = '';
@@ -61,14 +67,14 @@ describe('closeServer, over real sockets', () => {
       req.on('error', reject);
       req.end();
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await taken;
     const closing = closeServer(server);
     // Connection: close, so a keep-alive client sends its next request elsewhere instead of on a socket about to end.
     expect(await answer).toEqual({ status: 200, body: 'answered', connection: 'close' });
     expect(await within(closing, 3000)).toBe('closed');
   });
 
-  it('runs no request sent on a kept-alive connection after its answer, and ends it (before, the next one ran and its answer was lost)', async () => {
+  it('runs no request a kept-alive client sends after an answer that was under way at the close, and ends the connection', async () => {
     const ran: string[] = [];
     const server = createServer((req, res) => {
       ran.push(`${req.method} ${req.url}`);
@@ -76,7 +82,7 @@ describe('closeServer, over real sockets', () => {
     });
     trackConnections(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const conn = await rawConnection((server.address() as AddressInfo).port, 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    const conn = await rawConnection(server, 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
     let received = '';
     conn.socket.on('data', (chunk: Buffer) => {
       received += chunk.toString();
@@ -102,10 +108,7 @@ describe('closeServer, over real sockets', () => {
     });
     trackConnections(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const stalled = await rawConnection(
-      (server.address() as AddressInfo).port,
-      'POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"a"',
-    );
+    const stalled = await rawConnection(server, 'POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"a"');
     try {
       const closing = closeServer(server, 500);
       expect(await within(closing, 250)).toBe('still waiting');
@@ -117,12 +120,19 @@ describe('closeServer, over real sockets', () => {
   });
 
   it('ends a kept-alive connection that is between requests', async () => {
-    const { server, port } = await serving();
-    const kept = await rawConnection(port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-    let received = '';
-    kept.socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    await new Promise((r) => setTimeout(r, 100));
-    expect(received).toContain('answered');
+    const { server } = await serving();
+    const kept = await rawConnection(server);
+    const answered = new Promise<void>((resolve) => {
+      let received = '';
+      kept.socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString();
+        if (received.includes('answered')) {
+          resolve();
+        }
+      });
+    });
+    kept.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await answered;
     try {
       expect(await within(closeServer(server), 3000)).toBe('closed');
       await kept.ended;

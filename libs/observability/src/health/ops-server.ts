@@ -45,8 +45,11 @@ export async function startOpsServer(settings: OpsServerSettings): Promise<OpsSe
     close: async () => {
       // A scraper's socket that sent nothing would hold Nest's close for good (closeServer); Nest then
       // runs its shutdown hooks, and its own close of the stopped server answers at once.
-      await closeServer(server);
-      await app.close();
+      try {
+        await closeServer(server);
+      } finally {
+        await app.close();
+      }
     },
   };
 }
