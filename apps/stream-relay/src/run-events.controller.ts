@@ -68,6 +68,12 @@ export class RunEventsController implements BeforeApplicationShutdown {
         } catch (error) {
           void opened.stream.close();
           this.streamFailed(req, res, error);
+          return;
+        }
+        // Opened while the relay ends its streams (SIGTERM): ended like them, a 200 with its retry line,
+        // so an EventSource reconnects to another replica (a 503 would make it give up).
+        if (this.streams.ending) {
+          void opened.stream.close();
         }
         return;
       default: {

@@ -24,6 +24,7 @@ const FINISHED = { kind: 'finished' } as const;
 export class RunEventStreams {
   private readonly live = new Set<RunEventStream>();
   private readonly resets: EventResets;
+  private endingAll = false;
 
   constructor(
     private readonly feed: RunEventFeed,
@@ -68,8 +69,17 @@ export class RunEventStreams {
     return { kind: 'stream', stream };
   }
 
+  /**
+   * True once `closeAll` has run: a stream opened since (its request came in while the relay was still
+   * listening, or it was opening then) is to be ended as soon as it is piped, as those were.
+   */
+  get ending(): boolean {
+    return this.endingAll;
+  }
+
   /** Ends every open stream (SIGTERM): their clients resume with Last-Event-ID on another replica. */
   async closeAll(): Promise<void> {
+    this.endingAll = true;
     await Promise.all([...this.live].map((stream) => stream.close()));
   }
 }
