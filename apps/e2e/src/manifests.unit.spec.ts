@@ -196,6 +196,39 @@ describe('deployment files', () => {
     }
   });
 
+  it("the api and the relays admit the route's proxies: Envoy Gateway's (the HTTPRoute), ingress-nginx's, and a namespace labelled for it", () => {
+    interface Peer {
+      namespaceSelector?: { matchLabels?: Record<string, string> };
+    }
+    const policies = documents(join(base, 'network-policy.yaml')) as {
+      kind: string;
+      spec: {
+        podSelector: { matchExpressions?: { key: string; values: string[] }[] };
+        ingress: { from: Peer[]; ports: { port: number }[] }[];
+      };
+    }[];
+    const admits = (app: string, namespaceLabels: Record<string, string>): boolean =>
+      policies
+        .filter((p) => p.kind === 'NetworkPolicy')
+        .filter((p) => p.spec.podSelector.matchExpressions?.some((e) => e.key === 'app.kubernetes.io/name' && e.values.includes(app)))
+        .some((p) =>
+          p.spec.ingress.some(
+            (rule) =>
+              rule.ports.some((port) => port.port === 8080) &&
+              rule.from.some((peer) =>
+                Object.entries(peer.namespaceSelector?.matchLabels ?? { never: 'matched' }).every(([k, v]) => namespaceLabels[k] === v),
+              ),
+          ),
+        );
+    const named = (name: string): Record<string, string> => ({ 'kubernetes.io/metadata.name': name });
+    for (const app of ['api', 'stream-relay']) {
+      expect(admits(app, named('envoy-gateway-system'))).toBe(true);
+      expect(admits(app, named('ingress-nginx'))).toBe(true);
+      expect(admits(app, { ...named('istio-ingress'), 'workload-run-service.io/ingress': 'true' })).toBe(true);
+      expect(admits(app, named('default'))).toBe(false);
+    }
+  });
+
   // Without kubectl: a visible skip, and a failure in CI (the files themselves are checked above).
   itNeeding(executableMissing('/usr/bin/kubectl', 'apt-get install kubectl, or put kubectl at /usr/bin'))(
     'kubectl kustomize renders the base with the HTTPRoute and the Ingress',
