@@ -6,7 +6,7 @@ import { createGateway } from './gateway';
 void runService('gateway', async (lifecycle) => {
   const config = loadConfig(GatewayEnv, process.env);
   lifecycle.drainDelayMs = config.SHUTDOWN_DELAY_MS;
-  const logger = createLogger('gateway', 'info');
+  const logger = createLogger('gateway', config.LOG_LEVEL);
   const server = createGateway({
     onEdgeAnswer: edgeReporter(logger),
     upstreams: {

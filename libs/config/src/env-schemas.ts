@@ -19,6 +19,9 @@ export class OperationsEnv {
   @IntBetween(0, 60000)
   SHUTDOWN_DELAY_MS = 0;
 
+  @IsIn(['debug', 'info', 'warn', 'error'])
+  LOG_LEVEL = 'info';
+
   /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); unset: tracing is off. */
   @IsOptional()
   @Matches(/^https?:\/\/[^\s?#]+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL without query' })
@@ -64,9 +67,6 @@ export class CommonEnv extends OperationsEnv {
   /** Prefix of stream names, subjects and Redis keys, so several stacks can share one server. */
   @Matches(/^[a-z][a-z0-9]{0,15}$/, { message: 'NAMESPACE must be 1-16 lower-case letters or digits' })
   NAMESPACE = 'wrs';
-
-  @IsIn(['debug', 'info', 'warn', 'error'])
-  LOG_LEVEL = 'info';
 
   /** How long an Idempotency-Key is remembered (and its run's create command kept). */
   @IntBetween(1, 30 * 24 * 3600)

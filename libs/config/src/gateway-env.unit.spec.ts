@@ -21,3 +21,11 @@ describe('the gateway restart grace', () => {
     }
   });
 });
+
+describe('the gateway log level', () => {
+  it('is LOG_LEVEL, as for every service (info by default), and an unknown level is refused', () => {
+    expect(loadConfig(GatewayEnv, upstreams).LOG_LEVEL).toBe('info');
+    expect(loadConfig(GatewayEnv, { ...upstreams, LOG_LEVEL: 'warn' }).LOG_LEVEL).toBe('warn');
+    expect(() => loadConfig(GatewayEnv, { ...upstreams, LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+  });
+});
