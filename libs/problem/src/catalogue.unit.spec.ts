@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { contractDocument } from '@wrs/contracts';
 import { PROBLEM_CODES, PROBLEMS, problemTypeUri } from './catalogue';
 
@@ -24,5 +26,23 @@ describe('problem catalogue', () => {
 
   it('gives every code a stable type URI', () => {
     expect(problemTypeUri('run_not_found')).toBe('urn:workload-run-service:problem:run_not_found');
+  });
+
+  it("is what docs/api.md's table of codes says: each code once, with its status and whether to retry", () => {
+    const rows = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'api.md'), 'utf8')
+      .split('\n')
+      .filter((line) => /^\| `[a-z_]+`/.test(line))
+      .map((line) => line.split('|').map((cell) => cell.trim()));
+    const documented = rows.flatMap(([, codes = '', status = '', retry = '']) =>
+      [...codes.matchAll(/`([a-z_]+)`/g)]
+        .map((m) => m[1]!)
+        .filter((code) => code in PROBLEMS)
+        .map((code) => ({ code, status: Number(status), retryable: retry.startsWith('yes') })),
+    );
+    expect(documented.map((d) => d.code).sort()).toEqual([...PROBLEM_CODES].sort());
+    for (const d of documented) {
+      const problem = PROBLEMS[d.code as keyof typeof PROBLEMS];
+      expect(d).toEqual({ code: d.code, status: problem.status, retryable: problem.retryable });
+    }
   });
 });

@@ -34,7 +34,7 @@ export const runsFinished = new Counter({
 
 export const rateLimitRejections = new Counter({
   name: 'wrs_rate_limit_rejections_total',
-  help: 'Requests refused with a 429 by a limit: requests (per minute), active_runs or event_streams.',
+  help: 'Requests refused with a 429 by a limit: requests (per minute), active_runs, event_streams or auth_failures.',
   labelNames: ['limit'] as const,
 });
 
