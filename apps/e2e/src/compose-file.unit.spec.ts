@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import express from 'express';
 import { parse } from 'yaml';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
 interface Service {
   image?: string;
+  environment?: Record<string, string>;
   ports?: string[];
   user?: string;
   volumes?: string[];
@@ -52,5 +54,18 @@ describe('docker/compose.yaml', () => {
     expect(services['run-worker']?.user).toBe('${WRS_WORKER_USER:-1000}:${WRS_ENGINE_GID:-0}');
     const mounting = Object.entries(services).filter(([, s]) => (s.volumes ?? []).some((v) => v.includes('WRS_ENGINE_SOCKET')));
     expect(mounting.map(([name]) => name)).toEqual(['run-worker']);
+  });
+
+  it("believes the gateway's X-Forwarded-For in the api and the relay: it reaches them from the project network", () => {
+    for (const name of ['api', 'stream-relay']) {
+      const app = express().set('trust proxy', (services[name]?.environment?.['TRUSTED_PROXIES'] ?? 'loopback').split(','));
+      const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+      // Podman's and Docker's default project networks, and loopback; never a public address.
+      expect({ name, trusted: ['10.89.0.7', '172.18.0.5', '127.0.0.1'].map((a) => trusted(a, 0)) }).toEqual({
+        name,
+        trusted: [true, true, true],
+      });
+      expect({ name, trusted: trusted('203.0.113.9', 0) }).toEqual({ name, trusted: false });
+    }
   });
 });

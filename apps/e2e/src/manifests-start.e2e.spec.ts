@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,8 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import type { SigningKey } from '@wrs/auth';
 import { StreamNames } from '@wrs/messaging';
-import { describeNeeding, executableMissing, isolatedEnvironment, patience, testSigningKey, type IsolatedEnvironment } from '@wrs/testing';
+import {
+  apiFetch,
+  describeNeeding,
+  executableMissing,
+  isolatedEnvironment,
+  patience,
+  testSigningKey,
+  testToken,
+  type IsolatedEnvironment,
+} from '@wrs/testing';
 import { ContainerConfigError, objectData, type ObjectData } from './kubelet/container-env';
 import { workloadsOf, type K8sObject, type Workload } from './kubelet/manifest-types';
 import { testOperatorSecrets } from './kubelet/operator-secrets';
@@ -33,6 +43,7 @@ describeNeeding(missing)('the rendered manifests start', () => {
   let env: IsolatedEnvironment;
   let jwks: Server;
   let jwksUrl: string;
+  let signing: SigningKey;
   const started: StartedContainer[] = [];
   const clusters: NatsCluster[] = [];
 
@@ -42,6 +53,7 @@ describeNeeding(missing)('the rendered manifests start', () => {
 
   beforeAll(async () => {
     const { key } = testSigningKey();
+    signing = key;
     const jwk = { ...createPublicKey(key.privateKey).export({ format: 'jwk' }), kid: key.kid, alg: 'EdDSA', use: 'sig' };
     jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
@@ -100,6 +112,23 @@ describeNeeding(missing)('the rendered manifests start', () => {
     expect(deployments.map((d) => d.name).sort()).toEqual(['api', 'run-worker', 'stream-relay']);
     const containers = await Promise.all(deployments.map((d) => start(d, data, subs)));
     await Promise.all(containers.map((c) => c.ready(patience(30_000))));
+    // A token as the identity provider the ConfigMap names would issue it (its iss and aud) is taken
+    // by the api and the relay: the workspace is unknown (404), not the token refused (401).
+    const config = data.configMaps.get('workload-run-service')!;
+    const token = testToken(signing, 'ws-from-idp', { issuer: config['auth-issuer'], audience: config['auth-audience'] });
+    for (const name of ['api', 'stream-relay']) {
+      const port = containers[deployments.findIndex((d) => d.name === name)]!.env['PORT'];
+      const url = `http://127.0.0.1:${port}/api/v1/${name === 'api' ? 'workspaces/current' : `runs/${randomUUID()}/events`}`;
+      const answer = await apiFetch(url, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-service-workspace-id': 'ws-from-idp',
+          accept: name === 'api' ? 'application/json' : 'text/event-stream',
+        },
+      });
+      const problem = (await answer.json()) as { code: string };
+      expect([name, answer.status, problem.code]).toEqual([name, 404, name === 'api' ? 'workspace_not_found' : 'run_not_found']);
+    }
   });
 
   it('a run-worker without its KEK volume does not start: the manifest test would catch a missing volume', async () => {

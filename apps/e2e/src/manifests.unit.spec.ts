@@ -229,6 +229,26 @@ describe('deployment files', () => {
     }
   });
 
+  it("gives the api and the relay the identity provider's issuer and audience and the proxies they trust, from the ConfigMap", () => {
+    const config = documents(join(base, 'config.yaml'))[0] as { data: Record<string, string> };
+    for (const file of ['api.yaml', 'stream-relay.yaml']) {
+      const deployment = documents(join(base, file)).find((d) => d['kind'] === 'Deployment') as {
+        spec: { template: { spec: { containers: { env: { name: string; valueFrom?: { configMapKeyRef?: { key: string } } }[] }[] } } };
+      };
+      const env = deployment.spec.template.spec.containers[0]!.env;
+      for (const [name, key] of [
+        ['AUTH_ISSUER', 'auth-issuer'],
+        ['AUTH_AUDIENCE', 'auth-audience'],
+        ['TRUSTED_PROXIES', 'trusted-proxies'],
+      ] as const) {
+        expect({ file, name, key: env.find((e) => e.name === name)?.valueFrom?.configMapKeyRef?.key }).toEqual({ file, name, key });
+        expect(config.data[key]).toBeTruthy();
+      }
+    }
+    // Keycloak's iss is its realm's URL: the realm whose keys auth-jwks-url names.
+    expect(config.data['auth-jwks-url']!.startsWith(`${config.data['auth-issuer']}/`)).toBe(true);
+  });
+
   // Without kubectl: a visible skip, and a failure in CI (the files themselves are checked above).
   itNeeding(executableMissing('/usr/bin/kubectl', 'apt-get install kubectl, or put kubectl at /usr/bin'))(
     'kubectl kustomize renders the base with the HTTPRoute and the Ingress',

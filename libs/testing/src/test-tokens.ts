@@ -22,11 +22,15 @@ export function testSigningKey(): { key: SigningKey; publicKeyFile: string } {
  * a signer independent of the service's: jose verifies what another implementation signed, as in
  * production, where tokens come from an identity provider.
  */
-export function testToken(key: SigningKey, workspaceId: string, overrides: { ttlSeconds?: number; now?: number } = {}): string {
+export function testToken(
+  key: SigningKey,
+  workspaceId: string,
+  overrides: { ttlSeconds?: number; now?: number; issuer?: string; audience?: string } = {},
+): string {
   const now = Math.floor((overrides.now ?? Date.now()) / 1000);
   const claims = accessClaims(workspaceId, {
-    iss: TEST_ISSUER,
-    aud: TEST_AUDIENCE,
+    iss: overrides.issuer ?? TEST_ISSUER,
+    aud: overrides.audience ?? TEST_AUDIENCE,
     iat: now,
     nbf: now,
     exp: now + (overrides.ttlSeconds ?? 300),
