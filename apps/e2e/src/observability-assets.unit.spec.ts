@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { enableProcessMetrics, metricsRegistry } from '@wrs/observability';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -54,6 +54,28 @@ describe('the dashboard and the alert rules', () => {
   it('has the alerts operators expect: consumer lag, projection lag, error rate, stuck runs', () => {
     const alerts = rules.spec.groups.flatMap((g) => g.rules.map((r) => r.alert));
     expect(alerts).toEqual(expect.arrayContaining(['WrsConsumerBacklog', 'WrsProjectionLag', 'WrsHighErrorRate', 'WrsStuckRuns']));
+  });
+
+  it('does not call a run stuck while it waits for a place (the worker counts it as `waiting`, not `queued`)', () => {
+    const stuck = rules.spec.groups.flatMap((g) => g.rules).find((r) => r.alert === 'WrsStuckRuns')!;
+    const states = new RegExp(`^(?:${/state=~"([^"]+)"/.exec(stuck.expr)![1]})$`);
+    expect(['queued', 'starting', 'canceling'].every((state) => states.test(state))).toBe(true);
+    expect(['waiting', 'running'].some((state) => states.test(state))).toBe(false);
+  });
+
+  it("offers every service in the dashboard's service choice: its values come from a metric every process exposes", () => {
+    const templating = (dashboard as unknown as { templating: { list: { name: string; query: string }[] } }).templating;
+    const service = templating.list.find((v) => v.name === 'service')!;
+    // Node's process metrics: the api, the relay, the worker and the gateway all expose them (HTTP histograms only two do).
+    expect(metricNames(service.query)).toEqual(['process_cpu_seconds_total']);
+  });
+
+  it("keeps each process's own `service` label under the Prometheus Operator (honorLabels), which the dashboard and alerts group by", () => {
+    const monitor = parseAllDocuments(readFileSync(join(ROOT, 'deploy/observability/service-monitor.yaml'), 'utf8'))
+      .map((d) => d.toJSON() as { kind: string; spec: { endpoints: { honorLabels?: boolean }[] } })
+      .find((d) => d.kind === 'ServiceMonitor')!;
+    expect(monitor.spec.endpoints.length).toBeGreaterThan(0);
+    expect(monitor.spec.endpoints.every((e) => e.honorLabels === true)).toBe(true);
   });
 });
 

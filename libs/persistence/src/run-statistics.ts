@@ -1,20 +1,26 @@
 import type { DataSource } from 'typeorm';
 
 export interface NonTerminalRunStatistics {
+  /** The run's state; `waiting` for a queued run that waits for capacity or a healthy provider (its `waiting` is set). */
   readonly state: string;
   readonly count: number;
   /** Seconds since the least recently changed run in this state last changed. */
   readonly oldestUnchangedSeconds: number;
 }
 
-/** Operator figures over the projection: one grouped scan of the non-terminal runs (kept few by design). */
+/**
+ * Operator figures over the projection: one grouped scan of the non-terminal runs (kept few by design).
+ * A queued run that waits for capacity is counted apart: its row does not change while it waits, and it
+ * is not stuck (the stuck-runs alert watches `queued`).
+ */
 export class RunStatisticsQuery {
   constructor(private readonly db: DataSource) {}
 
   async nonTerminalByState(): Promise<NonTerminalRunStatistics[]> {
     const rows: { state: string; count: string; oldest: string }[] = await this.db.query(
-      `SELECT state, count(*) AS count, extract(epoch FROM now() - min(updated_at)) AS oldest
-       FROM runs WHERE NOT terminal GROUP BY state`,
+      `SELECT CASE WHEN state = 'queued' AND jsonb_typeof(body->'waiting') = 'object' THEN 'waiting' ELSE state END AS state,
+              count(*) AS count, extract(epoch FROM now() - min(updated_at)) AS oldest
+       FROM runs WHERE NOT terminal GROUP BY 1`,
     );
     return rows.map((r) => ({ state: r.state, count: Number(r.count), oldestUnchangedSeconds: Number(r.oldest) }));
   }
