@@ -179,11 +179,14 @@ export class HttpServiceEnv extends CommonEnv {
   HTTP_REQUEST_TIMEOUT_MS = 30000;
 
   /**
-   * The proxy hops whose X-Forwarded-For is believed for the client address (Express `trust proxy`:
-   * addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated). Any other peer's header is
+   * The proxy hops whose X-Forwarded-For is believed for the client address (Express `trust proxy`):
+   * a number of hops in front of the service (1: the ingress; the client is what it appended), or
+   * addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated. Any other peer's header is
    * ignored: the address is the socket's. It keys the failed-authentication limit.
    */
-  @Matches(/^[\w.:/,\s-]+$/, { message: 'TRUSTED_PROXIES must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated' })
+  @Matches(/^[\w.:/,\s-]+$/, {
+    message: 'TRUSTED_PROXIES must be a number of hops, or addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated',
+  })
   TRUSTED_PROXIES = 'loopback';
 
   /** Requests with a credential that fails, per client address and minute, before they get 429. */

@@ -17,6 +17,7 @@ import {
 } from '@wrs/problem';
 import type { RequestHandler } from 'express';
 import { SharedShapeExpressAdapter } from './shared-shape-express-adapter';
+import { trustProxySetting } from './trust-proxy';
 
 /** Express handlers served outside the prefix, e.g. the console's pages. */
 export interface HttpMount {
@@ -56,10 +57,7 @@ export async function createHttpService(module: Type | DynamicModule, options: H
   });
   app.disable('x-powered-by');
   // req.ip believes X-Forwarded-For only from these hops (it keys the failed-authentication limit).
-  app.set(
-    'trust proxy',
-    edge.trustedProxies.split(',').map((hop) => hop.trim()),
-  );
+  app.set('trust proxy', trustProxySetting(edge.trustedProxies));
   // Express's automatic weak ETag would shadow the run's version ETag; we set ETags ourselves.
   app.set('etag', false);
   app.use(requestIdMiddleware);
