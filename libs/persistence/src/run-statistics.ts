@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 
 export interface NonTerminalRunStatistics {
-  /** The run's state; `waiting` for a queued run that waits for capacity or a healthy provider (its `waiting` is set). */
+  /** The run's state; `waiting` for a queued run that waits for capacity (its `waiting` reason is `no_capacity`). */
   readonly state: string;
   readonly count: number;
   /** Seconds since the least recently changed run in this state last changed. */
@@ -11,14 +11,15 @@ export interface NonTerminalRunStatistics {
 /**
  * Operator figures over the projection: one grouped scan of the non-terminal runs (kept few by design).
  * A queued run that waits for capacity is counted apart: its row does not change while it waits, and it
- * is not stuck (the stuck-runs alert watches `queued`).
+ * is not stuck (the stuck-runs alert watches `queued`). One that waits for an unhealthy provider stays
+ * `queued`: that is a fault to look at.
  */
 export class RunStatisticsQuery {
   constructor(private readonly db: DataSource) {}
 
   async nonTerminalByState(): Promise<NonTerminalRunStatistics[]> {
     const rows: { state: string; count: string; oldest: string }[] = await this.db.query(
-      `SELECT CASE WHEN state = 'queued' AND jsonb_typeof(body->'waiting') = 'object' THEN 'waiting' ELSE state END AS state,
+      `SELECT CASE WHEN state = 'queued' AND body->'waiting'->>'reason' = 'no_capacity' THEN 'waiting' ELSE state END AS state,
               count(*) AS count, extract(epoch FROM now() - min(updated_at)) AS oldest
        FROM runs WHERE NOT terminal GROUP BY 1`,
     );

@@ -127,14 +127,14 @@ export const jetstreamConsumerRedelivered = new Gauge({
 /** Filled at scrape time from the projection (see setRunStatisticsSource). */
 export const activeRuns = new Gauge({
   name: 'wrs_runs_active',
-  help: 'Runs not yet terminal, by state, `waiting` for queued runs that wait for a place (the same on every worker replica: aggregate with max).',
+  help: 'Runs not yet terminal, by state, `waiting` for queued runs that wait for capacity (the same on every worker replica: aggregate with max).',
   labelNames: ['state'] as const,
   collect: runStatisticsGauge((r) => r.count),
 });
 
 export const oldestUnchangedRunAge = new Gauge({
   name: 'wrs_runs_oldest_unchanged_age_seconds',
-  help: 'How long the least recently changed non-terminal run in each state (`waiting`: queued and waiting for a place) has not changed (stuck runs).',
+  help: 'How long the least recently changed non-terminal run in each state (`waiting`: queued and waiting for capacity) has not changed (stuck runs).',
   labelNames: ['state'] as const,
   collect: runStatisticsGauge((r) => r.oldestUnchangedSeconds),
 });
