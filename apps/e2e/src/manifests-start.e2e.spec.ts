@@ -15,6 +15,7 @@ import {
   isolatedEnvironment,
   patience,
   testSigningKey,
+  TEST_ISSUER,
   testToken,
   type IsolatedEnvironment,
 } from '@wrs/testing';
@@ -115,19 +116,26 @@ describeNeeding(missing)('the rendered manifests start', () => {
     // A token as the identity provider the ConfigMap names would issue it (its iss and aud) is taken
     // by the api and the relay: the workspace is unknown (404), not the token refused (401).
     const config = data.configMaps.get('workload-run-service')!;
-    const token = testToken(signing, 'ws-from-idp', { issuer: config['auth-issuer'], audience: config['auth-audience'] });
+    // The identity provider's, not the development default a token of the test signer would carry.
+    expect(config['auth-issuer']).toEqual(expect.stringMatching(/^https:\/\//));
+    expect(config['auth-issuer']).not.toBe(TEST_ISSUER);
+    const fromIdp = testToken(signing, 'ws-from-idp', { issuer: config['auth-issuer'], audience: config['auth-audience'] });
+    const fromDev = testToken(signing, 'ws-from-idp');
     for (const name of ['api', 'stream-relay']) {
       const port = containers[deployments.findIndex((d) => d.name === name)]!.env['PORT'];
       const url = `http://127.0.0.1:${port}/api/v1/${name === 'api' ? 'workspaces/current' : `runs/${randomUUID()}/events`}`;
-      const answer = await apiFetch(url, {
-        headers: {
-          authorization: `Bearer ${token}`,
-          'x-service-workspace-id': 'ws-from-idp',
-          accept: name === 'api' ? 'application/json' : 'text/event-stream',
-        },
-      });
-      const problem = (await answer.json()) as { code: string };
-      expect([name, answer.status, problem.code]).toEqual([name, 404, name === 'api' ? 'workspace_not_found' : 'run_not_found']);
+      const ask = async (token: string): Promise<[string, number, string]> => {
+        const answer = await apiFetch(url, {
+          headers: {
+            authorization: `Bearer ${token}`,
+            'x-service-workspace-id': 'ws-from-idp',
+            accept: name === 'api' ? 'application/json' : 'text/event-stream',
+          },
+        });
+        return [name, answer.status, ((await answer.json()) as { code: string }).code];
+      };
+      expect(await ask(fromIdp)).toEqual([name, 404, name === 'api' ? 'workspace_not_found' : 'run_not_found']);
+      expect(await ask(fromDev)).toEqual([name, 401, 'token_claims_invalid']);
     }
   });
 
