@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { trustProxySetting } from '@wrs/edge';
 import express from 'express';
 import { parse } from 'yaml';
 
@@ -58,7 +59,7 @@ describe('docker/compose.yaml', () => {
 
   it("believes the gateway's X-Forwarded-For in the api and the relay: it reaches them from the project network", () => {
     for (const name of ['api', 'stream-relay']) {
-      const app = express().set('trust proxy', (services[name]?.environment?.['TRUSTED_PROXIES'] ?? 'loopback').split(','));
+      const app = express().set('trust proxy', trustProxySetting(services[name]?.environment?.['TRUSTED_PROXIES'] ?? 'loopback'));
       const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
       // Podman's and Docker's default project networks, and loopback; never a public address.
       expect({ name, trusted: ['10.89.0.7', '172.18.0.5', '127.0.0.1'].map((a) => trusted(a, 0)) }).toEqual({

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from '@wrs/devstack';
+import { parseAnnouncement } from '@wrs/observability';
 import { patience } from '@wrs/testing';
 
 const GATEWAY = join(__dirname, '..', '..', '..', 'dist', 'apps', 'gateway', 'src', 'main.js');
@@ -11,23 +11,28 @@ const GATEWAY = join(__dirname, '..', '..', '..', 'dist', 'apps', 'gateway', 'sr
  * its log), then stopped: everything it logged, flushed by its exit.
  */
 async function gatewayOutput(logLevel: string): Promise<string> {
-  const port = await freePort();
-  // No upstream is reached: the request is refused before routing.
-  const upstream = `http://127.0.0.1:${await freePort()}`;
+  // No upstream is reached: the request is refused before routing (port 9, discard, is never listened on here).
+  const upstream = 'http://127.0.0.1:9';
   const child = spawn(process.execPath, [GATEWAY], {
-    env: { PATH: process.env['PATH'] ?? '', PORT: String(port), API_UPSTREAM: upstream, RELAY_UPSTREAM: upstream, LOG_LEVEL: logLevel },
+    env: { PATH: process.env['PATH'] ?? '', PORT: '0', API_UPSTREAM: upstream, RELAY_UPSTREAM: upstream, LOG_LEVEL: logLevel },
   });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the output read to its end.
+  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
   try {
-    await new Promise<void>((resolve, reject) => {
+    // The port it took, from its announcement (PORT=0: no port picked ahead that another could take).
+    const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the gateway did not start: ${output}`)), patience(15_000));
       child.stdout.on('data', () => {
-        if (output.includes('"listening"')) {
+        const url = output
+          .split('\n')
+          .map((line) => parseAnnouncement(line)?.url)
+          .find(Boolean);
+        if (url) {
           clearTimeout(timer);
-          resolve();
+          resolve(Number(new URL(url).port));
         }
       });
     });
@@ -42,7 +47,7 @@ async function gatewayOutput(logLevel: string): Promise<string> {
   } finally {
     child.kill('SIGTERM');
   }
-  expect(await exited).toBe(0);
+  expect(await closed).toBe(0);
   return output;
 }
 

@@ -53,7 +53,9 @@ describe('the dashboard and the alert rules', () => {
 
   it('has the alerts operators expect: consumer lag, projection lag, error rate, stuck runs', () => {
     const alerts = rules.spec.groups.flatMap((g) => g.rules.map((r) => r.alert));
-    expect(alerts).toEqual(expect.arrayContaining(['WrsConsumerBacklog', 'WrsProjectionLag', 'WrsHighErrorRate', 'WrsStuckRuns']));
+    expect(alerts).toEqual(
+      expect.arrayContaining(['WrsConsumerBacklog', 'WrsProjectionLag', 'WrsHighErrorRate', 'WrsStuckRuns', 'WrsRunsWaiting']),
+    );
   });
 
   it('does not call a run stuck while it waits for a place (the worker counts it as `waiting`, not `queued`)', () => {
@@ -61,6 +63,8 @@ describe('the dashboard and the alert rules', () => {
     const states = new RegExp(`^(?:${/state=~"([^"]+)"/.exec(stuck.expr)![1]})$`);
     expect(['queued', 'starting', 'canceling'].every((state) => states.test(state))).toBe(true);
     expect(['waiting', 'running'].some((state) => states.test(state))).toBe(false);
+    const waiting = rules.spec.groups.flatMap((g) => g.rules).find((r) => r.alert === 'WrsRunsWaiting')!;
+    expect(waiting.expr).toContain('wrs_runs_oldest_unchanged_age_seconds{state="waiting"}');
   });
 
   it("offers every service in the dashboard's service choice: its values come from a metric every process exposes", () => {

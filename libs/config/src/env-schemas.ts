@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { IntBetween, toInt, toNumber } from './env-values';
+import { TrustedProxies } from './trusted-proxies';
 
 /** The operator port (health and metrics), draining and tracing: every long-running service has them. */
 export class OperationsEnv {
@@ -184,9 +185,7 @@ export class HttpServiceEnv extends CommonEnv {
    * addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated. Any other peer's header is
    * ignored: the address is the socket's. It keys the failed-authentication limit.
    */
-  @Matches(/^[\w.:/,\s-]+$/, {
-    message: 'TRUSTED_PROXIES must be a number of hops, or addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated',
-  })
+  @TrustedProxies()
   TRUSTED_PROXIES = 'loopback';
 
   /** Requests with a credential that fails, per client address and minute, before they get 429. */

@@ -3,3 +3,4 @@ export * from './create-http-service';
 export * from './serve-http-service';
 export * from './run-resource';
 export * from './edge-guards';
+export * from './trust-proxy';
