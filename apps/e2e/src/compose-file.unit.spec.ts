@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { trustProxySetting } from '@wrs/edge';
+import { trustProxySetting } from '@wrs/config';
 import express from 'express';
 import { parse } from 'yaml';
 

@@ -9,3 +9,4 @@ export * from './start-wait';
 export * from './failpoint';
 export * from './schema-variables';
 export * from './token-lifetimes';
+export * from './trusted-proxies';

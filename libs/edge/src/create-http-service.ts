@@ -2,6 +2,7 @@ import type { DynamicModule, PipeTransform, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { credentialInUrlMiddleware, hardenForBrowsers } from '@wrs/auth';
+import { trustProxySetting } from '@wrs/config';
 import { edgeReporter, NestPinoLogger, requestLogMiddleware, type AppLogger } from '@wrs/observability';
 import {
   acceptMiddleware,
@@ -17,7 +18,6 @@ import {
 } from '@wrs/problem';
 import type { RequestHandler } from 'express';
 import { SharedShapeExpressAdapter } from './shared-shape-express-adapter';
-import { trustProxySetting } from './trust-proxy';
 
 /** Express handlers served outside the prefix, e.g. the console's pages. */
 export interface HttpMount {

@@ -3,4 +3,3 @@ export * from './create-http-service';
 export * from './serve-http-service';
 export * from './run-resource';
 export * from './edge-guards';
-export * from './trust-proxy';

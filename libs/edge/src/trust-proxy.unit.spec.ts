@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import { trustProxySetting } from '@wrs/config';
 import express from 'express';
-import { trustProxySetting } from './trust-proxy';
 
 /** The client address Express gives a request with this X-Forwarded-For, over a real socket from loopback. */
 async function clientAddress(trustedProxies: string, forwardedFor: string): Promise<string> {
