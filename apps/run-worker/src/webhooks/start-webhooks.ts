@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { DeliveryRetention } from './delivery-retention';
 import { DeliveryStore } from './delivery-store';
 import { HttpDelivery, type HttpDeliverySettings } from './http-delivery';
+import { IntakeIdle } from './intake-idle';
 import { IntakeStore } from './intake-store';
 import type { RetrySchedule } from './retry-schedule';
 import { WebhookIntake } from './webhook-intake';
@@ -16,6 +17,8 @@ export interface WebhookSettings {
   readonly senders: number;
   /** How often an idle sender looks for due retries (a new delivery wakes it at once). */
   readonly idleMs?: number;
+  /** How often the intake looks whether an endpoint exists while none does, and whether one is left while reading. */
+  readonly intakeIdleCheckMs?: number;
 }
 
 export interface WebhookDependencies {
@@ -42,12 +45,20 @@ export function startWebhooks(deps: WebhookDependencies, settings: WebhookSettin
     failpoint: deps.failpoint,
     onError: (error) => deps.log('warn', 'webhook delivery failed to be recorded; it will be tried again', { error: String(error) }),
   });
-  const intake = new WebhookIntake(deps.js, deps.jsm, deps.names, new IntakeStore(deps.db), {
-    name: 'webhooks',
-    retryMs: 1000,
-    onTaken: () => sender.poke(),
-    onError: (error) => deps.log('warn', 'webhook intake failed; it starts again from its cursor', { error: String(error) }),
-  });
+  const intake = new WebhookIntake(
+    deps.js,
+    deps.jsm,
+    deps.names,
+    new IntakeStore(deps.db),
+    new IntakeIdle(deps.db, deps.jsm, deps.names.eventsStream),
+    {
+      name: 'webhooks',
+      retryMs: 1000,
+      idleCheckMs: settings.intakeIdleCheckMs ?? 1000,
+      onTaken: () => sender.poke(),
+      onError: (error) => deps.log('warn', 'webhook intake failed; it starts again from its cursor', { error: String(error) }),
+    },
+  );
   const retention = new DeliveryRetention(deps.db, 10 * 60_000, (error) =>
     deps.log('warn', 'old webhook deliveries could not be removed; the next pass tries again', { error: String(error) }),
   );

@@ -1,5 +1,6 @@
 import type { ConsumerMessages, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { readRunEventsFrom, runEventOf, type StreamNames, type StreamRunEvent } from '@wrs/messaging';
+import type { IntakeIdle } from './intake-idle';
 import type { IntakeStore } from './intake-store';
 
 /** The most events recorded in one transaction. */
@@ -9,20 +10,28 @@ const BATCH = 256;
  * Reads every run event in stream order from the cursor kept in Postgres and records what each owes
  * the workspace's endpoints (IntakeStore). Nothing is held in memory across a failure: it starts again
  * from the cursor, and the cursor moves only with the deliveries it made.
+ *
+ * While no workspace has an endpoint it reads nothing (a second delivery of every event cost the worker
+ * and NATS about half a millisecond per run: docs/performance.md) and moves the cursor past what nobody
+ * can be owed.
  */
 export class WebhookIntake {
   private running = false;
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
+  private wakeIdle: (() => void) | undefined;
 
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly names: StreamNames,
     private readonly store: IntakeStore,
+    private readonly idle: IntakeIdle,
     private readonly options: {
       readonly name: string;
       readonly retryMs: number;
+      /** How often it looks whether an endpoint exists (idle) or none is left (reading). */
+      readonly idleCheckMs: number;
       readonly onTaken: (deliveries: number) => void;
       readonly onError: (error: unknown) => void;
     },
@@ -35,6 +44,7 @@ export class WebhookIntake {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.wakeIdle?.();
     await this.messages?.close();
     await this.loop;
   }
@@ -42,14 +52,48 @@ export class WebhookIntake {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        await this.readFromCursor();
+        if (await this.idle.anyEndpoint()) {
+          await this.readFromCursor();
+        } else {
+          await this.skipWhileNobodyListens();
+        }
       } catch (error) {
         this.options.onError(error);
-      }
-      if (this.running) {
-        await new Promise((resolve) => setTimeout(resolve, this.options.retryMs));
+        await this.pause(this.options.retryMs);
       }
     }
+  }
+
+  /** Returns once an endpoint exists. */
+  private async skipWhileNobodyListens(): Promise<void> {
+    let readBefore: number | undefined;
+    while (this.running) {
+      const last = await this.idle.lastSeq();
+      if (await this.idle.anyEndpoint()) {
+        return;
+      }
+      // Only past what was stored a whole check ago: an endpoint whose registration was still being
+      // committed then is seen now, and it is owed only events from after its registration.
+      if (readBefore !== undefined) {
+        await this.idle.skipTo(this.options.name, readBefore);
+      }
+      readBefore = last;
+      await this.pause(this.options.idleCheckMs);
+    }
+  }
+
+  private async pause(ms: number): Promise<void> {
+    if (!this.running) {
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wakeIdle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeIdle = undefined;
   }
 
   private async readFromCursor(): Promise<void> {
@@ -62,6 +106,7 @@ export class WebhookIntake {
       return;
     }
     const batch: StreamRunEvent[] = [];
+    let checkedAt = performance.now();
     try {
       for await (const message of messages) {
         const event = runEventOf(message);
@@ -77,6 +122,13 @@ export class WebhookIntake {
         }
         if (!this.running) {
           break;
+        }
+        if (performance.now() - checkedAt >= this.options.idleCheckMs) {
+          checkedAt = performance.now();
+          // The last endpoint is gone: what is still in hand is owed to nobody.
+          if (!(await this.idle.anyEndpoint())) {
+            break;
+          }
         }
       }
     } finally {
