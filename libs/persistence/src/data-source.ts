@@ -14,6 +14,7 @@ import { RunStateVersion1763700000006 } from './migrations/1763700000006-run-sta
 import { RunLabels1763700000007 } from './migrations/1763700000007-run-labels';
 import { Webhooks1763700000008 } from './migrations/1763700000008-webhooks';
 import { OneActiveRunsIndex1763700000009 } from './migrations/1763700000009-one-active-runs-index';
+import { WebhookDeleteWithoutLocks1763700000010 } from './migrations/1763700000010-webhook-delete-without-locks';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -45,6 +46,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
       RunLabels1763700000007,
       Webhooks1763700000008,
       OneActiveRunsIndex1763700000009,
+      WebhookDeleteWithoutLocks1763700000010,
     ],
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.

@@ -80,13 +80,28 @@ export class Webhooks {
     return rows[0] ? summary(rows[0]) : null;
   }
 
-  /** Deletes the endpoint and (by cascade) its deliveries; false when the workspace has no such endpoint. */
+  /**
+   * Deletes the endpoint; false when the workspace has no such endpoint. Its deliveries go with it
+   * except those a sender holds for an attempt in flight: waiting for those would hold a pooled
+   * connection for up to a whole attempt. The tombstone lets the worker's retention job remove them
+   * later, and no sender claims a delivery whose endpoint is gone.
+   */
   async remove(workspaceId: string, id: string): Promise<boolean> {
-    const [, affected] = (await this.db.query('DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2', [workspaceId, id])) as [
-      unknown,
-      number,
-    ];
-    return affected > 0;
+    return this.db.transaction(async (m) => {
+      const [, affected] = (await m.query('DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2', [workspaceId, id])) as [
+        unknown,
+        number,
+      ];
+      if (affected === 0) {
+        return false;
+      }
+      await m.query('INSERT INTO webhook_deletions (webhook_id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
+      await m.query(
+        `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = $1 FOR UPDATE SKIP LOCKED)`,
+        [id],
+      );
+      return true;
+    });
   }
 
   /** Puts a new sealed secret in place; the current one keeps signing for the grace period. */

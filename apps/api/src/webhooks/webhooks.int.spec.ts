@@ -164,6 +164,44 @@ describe('webhooks API', () => {
     expect((await create({ url: 'https://hooks.example.com/limit/16' }, limitToken)).status).toBe(201);
   });
 
+  it('deletes an endpoint at once while a sender holds one of its deliveries, taking the others with it', async () => {
+    const hook = (await create({ url: 'https://hooks.example.com/in-flight' })).body as WebhookBody;
+    for (const [id, seq] of [
+      ['msg_in_flight', 1],
+      ['msg_waiting', 2],
+    ] as const) {
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, run_id, seq, last_seq, type, payload, next_attempt_at)
+         VALUES ($1, $2, 'ws-hooks', 'run-1', $3, $3, 'run.completed', '{}', now())`,
+        [id, hook.id, seq],
+      );
+    }
+    // As a sender does for the whole of an attempt (up to WEBHOOK_TIMEOUT_MS).
+    const sender = db.createQueryRunner();
+    await sender.connect();
+    await sender.startTransaction();
+    try {
+      await sender.query(`SELECT id FROM webhook_deliveries WHERE id = 'msg_in_flight' FOR UPDATE`);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<'still waiting'>((resolve) => {
+        timer = setTimeout(() => resolve('still waiting'), 3_000);
+      });
+      const deleted = call('DELETE /webhooks/{webhookId}', `/webhooks/${hook.id}`).then((res) => res.status);
+      expect(await Promise.race([deleted, waited])).toBe(204);
+      clearTimeout(timer);
+      expect((await call('GET /webhooks/{webhookId}', `/webhooks/${hook.id}`)).status).toBe(404);
+      const left = (await db.query('SELECT id FROM webhook_deliveries WHERE webhook_id = $1', [hook.id])) as { id: string }[];
+      expect(left.map((r) => r.id)).toEqual(['msg_in_flight']);
+      // The worker's retention job removes the one in flight once it is settled.
+      expect(await db.query('SELECT webhook_id FROM webhook_deletions WHERE webhook_id = $1', [hook.id])).toEqual([
+        { webhook_id: hook.id },
+      ]);
+    } finally {
+      await sender.rollbackTransaction();
+      await sender.release();
+    }
+  });
+
   it('deletes an endpoint; a second delete is a 404', async () => {
     const hook = (await create({ url: 'https://hooks.example.com/gone' })).body as WebhookBody;
     expect((await call('DELETE /webhooks/{webhookId}', `/webhooks/${hook.id}`)).status).toBe(204);

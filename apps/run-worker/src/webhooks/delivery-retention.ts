@@ -7,8 +7,15 @@ export const DELIVERY_RETENTION_DAYS = 7;
 const BATCH = 1000;
 
 /**
- * Removes finished deliveries older than the retention, now and then; pending ones are never removed
- * (they go with their endpoint). Every worker may run it: the deletes do not conflict.
+ * A deleted endpoint's tombstone is kept this long after its deliveries are gone: an intake that read
+ * the endpoint just before the delete may still add a delivery for it, which the next pass removes.
+ */
+const TOMBSTONE_HOURS = 1;
+
+/**
+ * Removes finished deliveries older than the retention, now and then, and every delivery of a deleted
+ * endpoint once no sender holds it; other pending ones are never removed. Every worker may run it: the
+ * deletes skip locked rows, so they wait neither on each other nor on an attempt in flight.
  */
 export class DeliveryRetention {
   private timer: NodeJS.Timeout | undefined;
@@ -35,15 +42,28 @@ export class DeliveryRetention {
 
   /** Answers how many deliveries were removed. */
   async prune(days = DELIVERY_RETENTION_DAYS): Promise<number> {
+    const finished = await this.inBatches(
+      `SELECT id FROM webhook_deliveries
+        WHERE status <> 'pending' AND COALESCE(last_attempt_at, created_at) < now() - make_interval(days => $1)
+        LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      [days],
+    );
+    const orphaned = await this.inBatches(
+      `SELECT d.id FROM webhook_deletions x JOIN webhook_deliveries d ON d.webhook_id = x.webhook_id
+        LIMIT ${BATCH} FOR UPDATE OF d SKIP LOCKED`,
+      [],
+    );
+    await this.db.query(
+      `DELETE FROM webhook_deletions x WHERE deleted_at < now() - make_interval(hours => ${TOMBSTONE_HOURS})
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = x.webhook_id)`,
+    );
+    return finished + orphaned;
+  }
+
+  private async inBatches(select: string, params: unknown[]): Promise<number> {
     let removed = 0;
     for (;;) {
-      const [, count] = (await this.db.query(
-        `DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries
-            WHERE status <> 'pending' AND COALESCE(last_attempt_at, created_at) < now() - make_interval(days => $1)
-            LIMIT ${BATCH})`,
-        [days],
-      )) as [unknown, number];
+      const [, count] = (await this.db.query(`DELETE FROM webhook_deliveries WHERE id IN (${select})`, params)) as [unknown, number];
       removed += count;
       if (count < BATCH) {
         return removed;
