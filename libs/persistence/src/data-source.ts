@@ -15,6 +15,7 @@ import { RunLabels1763700000007 } from './migrations/1763700000007-run-labels';
 import { Webhooks1763700000008 } from './migrations/1763700000008-webhooks';
 import { OneActiveRunsIndex1763700000009 } from './migrations/1763700000009-one-active-runs-index';
 import { WebhookDeleteWithoutLocks1763700000010 } from './migrations/1763700000010-webhook-delete-without-locks';
+import { WebhookDeliveryClaimed1763700000011 } from './migrations/1763700000011-webhook-delivery-claimed';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -47,6 +48,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
       Webhooks1763700000008,
       OneActiveRunsIndex1763700000009,
       WebhookDeleteWithoutLocks1763700000010,
+      WebhookDeliveryClaimed1763700000011,
     ],
     migrationsTableName: 'typeorm_migrations',
     // Migrations own the schema; synchronize would let an entity edit alter production tables.

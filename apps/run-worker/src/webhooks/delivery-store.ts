@@ -42,6 +42,14 @@ const ANY_DUE: NamedStatement = {
   text: `SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now() LIMIT 1`,
 };
 
+/** The due head of an (endpoint, run) queue whose endpoint still exists. */
+const DUE_HEAD = `d.status = 'pending' AND d.next_attempt_at <= now()
+  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                   WHERE e.webhook_id = d.webhook_id AND e.run_id = d.run_id AND e.status = 'pending' AND e.seq < d.seq)`;
+
+/** Another sender may take the marked delivery before this one locks it: then it looks again, this often. */
+const CLAIM_TRIES = 3;
+
 /**
  * Takes the due head of each (endpoint, run) queue with SKIP LOCKED, so senders never wait on each other
  * and a run's deliveries to an endpoint stay in order. A sender that dies releases its lock with its
@@ -56,6 +64,41 @@ export class DeliveryStore {
     if ((await runNamed(this.db, ANY_DUE)).length === 0) {
       return null;
     }
+    for (let tries = 0; tries < CLAIM_TRIES; tries++) {
+      const id = await this.mark();
+      if (id === null) {
+        return null;
+      }
+      const claimed = await this.lock(id);
+      if (claimed) {
+        return claimed;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Picks a due delivery and records, committed before any attempt, that a sender took it: no log line
+   * joins it afterwards, even if the attempt is made and its outcome never recorded (the body is fixed
+   * once a receiver may have it). Written on the first claim only.
+   */
+  private async mark(): Promise<string | null> {
+    const rows: { id: string }[] = await this.db.query(
+      `WITH head AS (
+         SELECT d.id, d.claimed_at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+          WHERE ${DUE_HEAD}
+          ORDER BY d.next_attempt_at, d.seq LIMIT 1
+          FOR UPDATE OF d SKIP LOCKED
+       ), marked AS (
+         UPDATE webhook_deliveries SET claimed_at = now() WHERE id IN (SELECT id FROM head WHERE claimed_at IS NULL)
+       )
+       SELECT id FROM head`,
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** Locks the marked delivery for the attempt, if it is still due and no other sender has it. */
+  private async lock(id: string): Promise<{ delivery: ClaimedDelivery; settle(s: Settlement): Promise<void> } | null> {
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
@@ -64,11 +107,9 @@ export class DeliveryStore {
         `SELECT d.id, d.webhook_id, d.workspace_id, d.run_id, d.payload, d.attempts, w.url, w.sealed,
                 CASE WHEN w.previous_until > now() THEN w.previous_sealed END AS previous_sealed
            FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                             WHERE e.webhook_id = d.webhook_id AND e.run_id = d.run_id AND e.status = 'pending' AND e.seq < d.seq)
-          ORDER BY d.next_attempt_at, d.seq LIMIT 1
+          WHERE d.id = $1 AND ${DUE_HEAD}
           FOR UPDATE OF d SKIP LOCKED`,
+        [id],
       );
       const row = rows[0];
       if (!row) {

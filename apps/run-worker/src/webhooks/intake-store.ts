@@ -108,9 +108,10 @@ async function insert(
 
 /**
  * Log lines are throttled by coalescing: a line joins the run's latest delivery to the endpoint if that
- * is a `run.logs` one not yet tried (and not being sent), else starts a new one, due a second later. An
- * endpoint gets a run's lines at most about once a second; one that is slow or failing gets them up to a
- * hundred at a time.
+ * is a `run.logs` one no sender ever claimed, else starts a new one, due a second later. An endpoint gets
+ * a run's lines at most about once a second; one that is slow or failing gets them up to a hundred at a
+ * time. A claimed delivery may have been sent without its attempt being recorded: its retry must carry
+ * the same body, since receivers drop a `webhook-id` they have seen.
  */
 async function addLine(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, line: LogLine): Promise<number> {
   const [updated] = (await m.query(
@@ -118,7 +119,7 @@ async function addLine(m: EntityManager, endpoint: Endpoint, e: StreamRunEvent, 
        SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND run_id = $2 ORDER BY seq DESC LIMIT 1
      ), open AS (
        SELECT d.id FROM webhook_deliveries d JOIN latest USING (id)
-        WHERE d.type = 'run.logs' AND d.status = 'pending' AND d.attempts = 0
+        WHERE d.type = 'run.logs' AND d.status = 'pending' AND d.attempts = 0 AND d.claimed_at IS NULL
           AND jsonb_array_length(d.payload->'data'->'lines') < ${MAX_LINES_PER_DELIVERY}
         FOR UPDATE OF d SKIP LOCKED
      )
