@@ -54,18 +54,25 @@ export const PREVIOUS_SECRET_GRACE_HOURS = 24;
 export class Webhooks {
   constructor(private readonly db: DataSource) {}
 
-  /** Adds the endpoint unless the workspace already has `max`: then null. */
+  /**
+   * Adds the endpoint unless the workspace already has `max`: then null. Creates in one workspace take
+   * turns on a transaction-scoped advisory lock: otherwise each counts before the others commit, and
+   * all of them pass the limit.
+   */
   async add(
     record: { id: string; workspaceId: string; url: string; events: WebhookEventKind[]; sealed: unknown },
     max = Number.MAX_SAFE_INTEGER,
   ): Promise<WebhookSummary | null> {
-    const rows: Row[] = await this.db.query(
-      `INSERT INTO webhooks (id, workspace_id, url, events, sealed)
-       SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $2) < $6
-       RETURNING ${SUMMARY}`,
-      [record.id, record.workspaceId, record.url, record.events, JSON.stringify(record.sealed), max],
-    );
-    return rows[0] ? summary(rows[0]) : null;
+    return this.db.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('wrs.webhooks/' || $1, 0))`, [record.workspaceId]);
+      const rows: Row[] = await m.query(
+        `INSERT INTO webhooks (id, workspace_id, url, events, sealed)
+         SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $2) < $6
+         RETURNING ${SUMMARY}`,
+        [record.id, record.workspaceId, record.url, record.events, JSON.stringify(record.sealed), max],
+      );
+      return rows[0] ? summary(rows[0]) : null;
+    });
   }
 
   async list(workspaceId: string): Promise<WebhookSummary[]> {

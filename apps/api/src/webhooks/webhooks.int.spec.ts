@@ -164,6 +164,23 @@ describe('webhooks API', () => {
     expect((await create({ url: 'https://hooks.example.com/limit/16' }, limitToken)).status).toBe(201);
   });
 
+  it('at 15 endpoints, of 8 creates at once exactly one is taken and the others are webhook_limit_reached', async () => {
+    const raceToken = testToken(key, 'ws-hooks-race');
+    await api.deps.module.workspaces.ensure('ws-hooks-race', 'Webhooks, creates at once');
+    for (let i = 0; i < 15; i++) {
+      expect((await create({ url: `https://hooks.example.com/race/${i}` }, raceToken)).status).toBe(201);
+    }
+    // Each insert lingers before its commit, so the creates overlap whatever the machine's speed.
+    await db.query(`CREATE FUNCTION linger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$`);
+    await db.query(`CREATE TRIGGER linger AFTER INSERT ON webhooks FOR EACH ROW EXECUTE FUNCTION linger()`);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => create({ url: `https://hooks.example.com/race/at-once-${i}` }, raceToken)),
+    ).finally(() => db.query('DROP TRIGGER linger ON webhooks; DROP FUNCTION linger()'));
+    expect(answers.map((res) => res.status).sort()).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
+    const list = await call('GET /webhooks', '/webhooks', { as: raceToken });
+    expect((list.body as { items: unknown[] }).items).toHaveLength(16);
+  });
+
   it('deletes an endpoint at once while a sender holds one of its deliveries, taking the others with it', async () => {
     const hook = (await create({ url: 'https://hooks.example.com/in-flight' })).body as WebhookBody;
     for (const [id, seq] of [
