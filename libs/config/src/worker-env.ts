@@ -1,6 +1,12 @@
-import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { CommonEnv } from './env-schemas';
 import { IntBetween } from './env-values';
+
+/** The run-worker's pooled Postgres connections. */
+export const WORKER_DATABASE_POOL_SIZE = 10;
+
+/** Connections of that pool the webhook senders never take: dispatch, the projection and the reconciler need them. */
+export const WORKER_CONNECTIONS_KEPT_FROM_SENDERS = 4;
 
 /** Variables of the run-worker: its providers, credentials and the pace of its reconciler. */
 export class WorkerEnv extends CommonEnv {
@@ -72,7 +78,19 @@ export class WorkerEnv extends CommonEnv {
   @IntBetween(1, 100)
   WEBHOOK_MAX_ATTEMPTS = 15;
 
-  /** Deliveries one worker process sends at once (each holds a database connection while it waits). */
-  @IntBetween(1, 32)
+  /**
+   * Deliveries one worker process sends at once. Each holds one of the worker's pooled connections for a
+   * whole attempt (up to WEBHOOK_TIMEOUT_MS), so enough senders against slow endpoints would leave
+   * dispatch and the projection waiting for a connection: a value that leaves too few is refused.
+   */
+  @IntBetween(1, WORKER_DATABASE_POOL_SIZE)
+  @ValidateBy({
+    name: 'leavesConnections',
+    validator: {
+      validate: (value: unknown) => typeof value === 'number' && value <= WORKER_DATABASE_POOL_SIZE - WORKER_CONNECTIONS_KEPT_FROM_SENDERS,
+      defaultMessage: () =>
+        `must be at most ${WORKER_DATABASE_POOL_SIZE - WORKER_CONNECTIONS_KEPT_FROM_SENDERS}: each sender holds one of the run-worker's ${WORKER_DATABASE_POOL_SIZE} database connections for an attempt, and ${WORKER_CONNECTIONS_KEPT_FROM_SENDERS} stay for dispatch and the projection`,
+    },
+  })
   WEBHOOK_SENDERS = 4;
 }
