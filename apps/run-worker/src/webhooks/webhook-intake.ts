@@ -52,10 +52,11 @@ export class WebhookIntake {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        if (await this.idle.anyEndpoint()) {
-          await this.readFromCursor();
-        } else {
+        if (!(await this.idle.anyEndpoint())) {
           await this.skipWhileNobodyListens();
+        } else if ((await this.readFromCursor()) === 'ended') {
+          // The reader ended by itself (not for want of endpoints): not again at once.
+          await this.pause(this.options.retryMs);
         }
       } catch (error) {
         this.options.onError(error);
@@ -96,14 +97,15 @@ export class WebhookIntake {
     this.wakeIdle = undefined;
   }
 
-  private async readFromCursor(): Promise<void> {
+  /** Reads until stopped, until no endpoint is left ('nobody-listens'), or until the reader ends. */
+  private async readFromCursor(): Promise<'ended' | 'nobody-listens'> {
     const cursor = await this.store.cursor(this.options.name);
     const messages = await readRunEventsFrom(this.js, this.jsm, this.names, cursor + 1, { max_messages: 1024 });
     this.messages = messages;
     if (!this.running) {
       // Stopped while the consumer was being made: nobody else would close it.
       await messages.close();
-      return;
+      return 'ended';
     }
     const batch: StreamRunEvent[] = [];
     let checkedAt = performance.now();
@@ -127,12 +129,13 @@ export class WebhookIntake {
           checkedAt = performance.now();
           // The last endpoint is gone: what is still in hand is owed to nobody.
           if (!(await this.idle.anyEndpoint())) {
-            break;
+            return 'nobody-listens';
           }
         }
       }
     } finally {
       await messages.close();
     }
+    return 'ended';
   }
 }
