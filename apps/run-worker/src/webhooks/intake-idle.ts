@@ -22,11 +22,11 @@ export class IntakeIdle {
     return info.state.last_seq;
   }
 
-  /** Moves the cursor forward to `seq` (never back: another replica may be further on). */
+  /** Moves the cursor forward to `seq`: never back (another replica may be further on), and no write when it is there. */
   async skipTo(name: string, seq: number): Promise<void> {
     await this.db.query(
       `INSERT INTO webhook_intake (name, seq) VALUES ($1, $2)
-       ON CONFLICT (name) DO UPDATE SET seq = GREATEST(webhook_intake.seq, EXCLUDED.seq)`,
+       ON CONFLICT (name) DO UPDATE SET seq = EXCLUDED.seq WHERE webhook_intake.seq < EXCLUDED.seq`,
       [name, seq],
     );
   }
