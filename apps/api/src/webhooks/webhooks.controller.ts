@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { authOf } from '@wrs/auth';
 import type { Immutable, Webhook, WebhookDeliveryList, WebhookList, WebhookWithSecret } from '@wrs/contracts/types';
 import type { Request } from 'express';
@@ -11,8 +11,10 @@ import { WebhooksService } from './webhooks.service';
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
+  // Create and rotate answer with a secret: they forbid caching themselves, not only through the auth guard.
   @Post()
   @HttpCode(201)
+  @Header('Cache-Control', 'no-store')
   async create(@Req() req: Request, @Body() body: CreateWebhookDto): Promise<Immutable<WebhookWithSecret>> {
     return toWebhookWithSecret(await this.webhooks.create(authOf(req).workspaceId, body));
   }
@@ -36,6 +38,7 @@ export class WebhooksController {
   /** `POST /webhooks/{webhookId}:rotate-secret`: the colon is literal, escaped for Express's path syntax. */
   @Post(':webhookId\\:rotate-secret')
   @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
   async rotate(@Req() req: Request, @Param('webhookId') id: string): Promise<Immutable<WebhookWithSecret>> {
     return toWebhookWithSecret(await this.webhooks.rotate(authOf(req).workspaceId, id));
   }

@@ -51,7 +51,7 @@ describe('webhooks API', () => {
 
   it('creates an endpoint, showing its secret once; the secret is stored sealed for the worker', async () => {
     const res = await create({ url: 'https://hooks.example.com/wrs', events: ['started', 'completed'] });
-    expect(res.status).toBe(201);
+    expect([res.status, res.headers.get('cache-control')]).toEqual([201, 'no-store']);
     const hook = res.body as WebhookBody;
     expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const [row] = (await db.query('SELECT sealed FROM webhooks WHERE id = $1', [hook.id])) as { sealed: SealedSecret }[];
@@ -97,7 +97,7 @@ describe('webhooks API', () => {
   it('rotates the secret: a new one, shown once, and the endpoint otherwise unchanged', async () => {
     const hook = (await create({ url: 'https://hooks.example.com/rotate' })).body as WebhookBody;
     const res = await call('POST /webhooks/{webhookId}:rotate-secret', `/webhooks/${hook.id}:rotate-secret`);
-    expect(res.status).toBe(200);
+    expect([res.status, res.headers.get('cache-control')]).toEqual([200, 'no-store']);
     const rotated = res.body as WebhookBody;
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(hook.secret);

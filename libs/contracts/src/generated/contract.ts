@@ -1757,6 +1757,8 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
+                    /** @description The answer carries a secret; no cache may keep it. */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1875,6 +1877,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
+                    /** @description The answer carries a secret; no cache may keep it. */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
