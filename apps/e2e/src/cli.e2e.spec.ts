@@ -58,9 +58,12 @@ describe('the wrs CLI', () => {
     await f?.stop();
   });
 
-  function expectNoToken(run: CliRun): void {
-    expect(run.stdout).not.toContain(token);
-    expect(run.stderr).not.toContain(token);
+  /** Neither the token nor a line of it: one pasted across lines would show as its pieces. */
+  function expectNoToken(run: CliRun, secret: string = token): void {
+    for (const piece of [secret, ...secret.split(/\s+/).filter(Boolean)]) {
+      expect(run.stdout).not.toContain(piece);
+      expect(run.stderr).not.toContain(piece);
+    }
   }
 
   const withContainers = (name: string, body: () => Promise<void>) => itNeeding(engineMissing)(name, body, 90_000);
@@ -219,7 +222,7 @@ describe('the wrs CLI', () => {
     expect((await wrs(['runs', 'create', '--image', 'x'], env)).code).toBe(2);
     expect((await wrs(['runs', 'get'], env)).code).toBe(2);
     expect((await wrs(['runs', 'get', 'x', '--token', token], env)).code).toBe(2);
-    [missing, asJson, bad].forEach(expectNoToken);
+    [missing, asJson, bad].forEach((run) => expectNoToken(run));
   }, 60_000);
 
   it("runs list pages the workspace's runs newest first, filters by state, and --json answers the contract's list", async () => {
@@ -383,6 +386,26 @@ describe('the wrs CLI', () => {
     const noToken = await wrs(['workspace'], { HOME: dir, WRS_BASE_URL: f.stack.baseUrl });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('no token');
+  });
+
+  it('a token pasted across two lines, in WRS_TOKEN or the config file, is refused at once with exit 2 and never printed', async () => {
+    const pasted = `${token.slice(0, 60)}\n${token.slice(60)}`;
+    const fromEnv = await wrs(['runs', 'list'], { ...env, WRS_TOKEN: pasted });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toBe(
+      'error: WRS_TOKEN cannot be sent: it holds a line break at character 61 (a token is one line of visible ASCII; was it pasted across lines?)\n',
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'wrs-config-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ baseUrl: f.stack.baseUrl, token: pasted }), { mode: 0o600 });
+    const fromFile = await wrs(['--json', 'workspace'], { HOME: dir, WRS_CONFIG: file });
+    expect(fromFile.code).toBe(2);
+    expect(JSON.parse(fromFile.stderr)).toEqual({
+      kind: 'error',
+      code: 'usage',
+      message: `"token" in ${file} cannot be sent: it holds a line break at character 61 (a token is one line of visible ASCII; was it pasted across lines?)`,
+    });
+    [fromEnv, fromFile].forEach((run) => expectNoToken(run, pasted));
   });
 
   it("token (development) mints with the repository's token script and saves it 0600 in the config file, or prints it", async () => {

@@ -1,6 +1,8 @@
+import { headerToken } from './bearer-token';
 import { SYSTEM_CLOCK, type Clock } from './clock';
 import { WrsApiError, WrsConfigurationError, WrsNetworkError } from './errors';
 import { PINNED_CONTRACT_VERSION } from './generated/contract-version';
+import { redactSecret } from './redact';
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry-policy';
 import type { Problem } from './types';
 
@@ -63,6 +65,10 @@ export class Transport {
 
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = checkedBaseUrl(options.baseUrl);
+    if (typeof options.token === 'string' && options.token !== '') {
+      // A token no header can carry is refused here, before any request, not after 8 failing ones.
+      headerToken(options.token);
+    }
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.fetchImpl = options.fetch ?? fetch;
     this.clock = options.clock ?? SYSTEM_CLOCK;
@@ -96,6 +102,7 @@ export class Transport {
 
   private async attempt(request: OutgoingRequest, requestId: string, attempts: number): Promise<Outcome> {
     const headers = await this.headersFor(request, requestId);
+    assertSendable(headers);
     const abort = new AbortController();
     const onCallerAbort = (): void => abort.abort(request.signal?.reason);
     request.signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -125,9 +132,12 @@ export class Transport {
       if (request.signal?.aborted) {
         throw request.signal.reason;
       }
-      // undici's TypeError('fetch failed') says little; its cause names the socket error.
-      const reason =
-        error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
+      // undici's TypeError('fetch failed') says little; its cause names the socket error. Whatever it
+      // says is cleared of the token, which only the Authorization header should ever hold.
+      const reason = redactSecret(
+        error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error),
+        bearerOf(headers),
+      );
       if (isRefused(error)) {
         // Nothing listens at the base URL: no server got the request, and none will answer a retry
         // soon. The spec retries answers (429, retryable 5xx); reporting at once beats 8 silent tries.
@@ -189,7 +199,8 @@ export class Transport {
       if (!token) {
         throw new WrsConfigurationError('this call needs a token (none was configured)');
       }
-      headers['authorization'] = `Bearer ${token}`;
+      // Checked on each use: a token function may hand back a broken one at any time.
+      headers['authorization'] = `Bearer ${headerToken(token)}`;
       if (this.options.workspaceId) {
         headers['x-service-workspace-id'] = this.options.workspaceId;
       }
@@ -217,6 +228,25 @@ function checkedBaseUrl(raw: string): string {
     throw new WrsConfigurationError('baseUrl must not carry credentials, a query or a fragment');
   }
   return url.toString().replace(/\/+$/, '');
+}
+
+/** The token of an Authorization header, so an error message can be cleared of it. */
+function bearerOf(headers: Record<string, string>): string | undefined {
+  return headers['authorization']?.replace(/^Bearer /, '');
+}
+
+/**
+ * Refuses headers fetch could not send (a value with a line break, e.g. a workspace id): fetch's own
+ * TypeError looked like a network failure and was retried 8 times. It quotes the value, so the message
+ * is cleared of the token.
+ */
+function assertSendable(headers: Record<string, string>): void {
+  try {
+    new Headers(headers);
+  } catch (error) {
+    const reason = redactSecret(error instanceof Error ? error.message : String(error), bearerOf(headers));
+    throw new WrsConfigurationError(`the request cannot be sent: ${reason}`);
+  }
 }
 
 /** A connection refused outright (ECONNREFUSED), as undici reports it in the error's cause. */

@@ -1,5 +1,7 @@
+import { headerToken } from '../bearer-token';
 import { WrsClient } from '../client';
 import { WrsApiError, WrsConfigurationError, WrsContractMismatchError, WrsNetworkError } from '../errors';
+import { redactSecret } from '../redact';
 import { parseInvocation, USAGE, type Invocation } from './arguments';
 import { cancelRunCommand, createRunCommand, getRunCommand, listRunsCommand, runEventsCommand } from './commands/runs';
 import { versionCommand, workspaceCommand } from './commands/meta';
@@ -13,6 +15,8 @@ import { loadSettings, type CliSettings } from './settings';
 /** Runs one `wrs` command and returns its exit code; every failure is printed (with its request id). */
 export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   let json = argv.includes('--json');
+  // Known early, so even an error of reading the config file is cleared of the environment's token.
+  let token = io.env['WRS_TOKEN'];
   try {
     const invocation = parseInvocation(argv);
     json = invocation.options.json === true;
@@ -21,12 +25,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       return EXIT.ok;
     }
     const settings = loadSettings(io);
+    token = settings.token;
     if (invocation.command === 'token') {
       return tokenCommand(io, invocation, settings.configPath);
     }
     return await dispatch(invocation, settings, io);
   } catch (error) {
-    io.err(json ? errorJson(error) : errorLine(error));
+    // The client never puts the token in a message; this holds even if something it calls does.
+    io.err(redactSecret(json ? errorJson(error) : errorLine(error), token));
     if (error instanceof UsageError || error instanceof WrsConfigurationError) {
       if (!json && error instanceof UsageError) {
         io.err('run `wrs --help` for usage');
@@ -39,21 +45,24 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     if (error instanceof WrsNetworkError) {
       return EXIT.networkError;
     }
-    throw error;
+    // main prints this one's message too (a bug in wrs), so it is cleared of the token as well.
+    throw new Error(redactSecret(error instanceof Error ? error.message : String(error), token), { cause: error });
   }
 }
 
 async function dispatch(invocation: Invocation, settings: CliSettings, io: CliIo): Promise<ExitCode> {
   const json = invocation.options.json === true;
+  // Refused before any request, naming where it came from; exit 2 as for any bad configuration.
+  const token = settings.token ? headerToken(settings.token, settings.tokenOrigin) : undefined;
   const client = new WrsClient({
     baseUrl: settings.baseUrl,
-    ...(settings.token ? { token: settings.token } : {}),
+    ...(token ? { token } : {}),
     ...(settings.workspace ? { workspaceId: settings.workspace } : {}),
   });
   if (invocation.command === 'version') {
     return versionCommand(client, io, json);
   }
-  if (!settings.token) {
+  if (!token) {
     throw new UsageError(noTokenMessage(settings.configPath));
   }
   // The spec's order: check the deployed contract first, so a mismatch is named instead of failing oddly.

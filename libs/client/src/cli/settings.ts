@@ -8,6 +8,8 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080/api/v1';
 export interface CliSettings {
   readonly baseUrl: string;
   readonly token: string | undefined;
+  /** Where the token came from, for a message about it that must not quote it. */
+  readonly tokenOrigin: string;
   readonly workspace: string | undefined;
   readonly configPath: string;
 }
@@ -33,6 +35,7 @@ export function loadSettings(io: CliIo): CliSettings {
   return {
     baseUrl: io.env['WRS_BASE_URL'] ?? file.baseUrl ?? DEFAULT_BASE_URL,
     token: io.env['WRS_TOKEN'] || file.token,
+    tokenOrigin: io.env['WRS_TOKEN'] ? 'WRS_TOKEN' : `"token" in ${configPath}`,
     workspace: io.env['WRS_WORKSPACE'] ?? file.workspace,
     configPath,
   };

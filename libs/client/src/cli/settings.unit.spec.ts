@@ -16,6 +16,7 @@ describe('where wrs finds its base URL and token', () => {
     expect(loadSettings(io({}, home))).toEqual({
       baseUrl: DEFAULT_BASE_URL,
       token: undefined,
+      tokenOrigin: `"token" in ${join(home, '.config/wrs/config.json')}`,
       workspace: undefined,
       configPath: join(home, '.config/wrs/config.json'),
     });
