@@ -116,6 +116,42 @@ describe('follow(): resuming an event stream', () => {
     }
   });
 
+  it('does not give up on a quiet run whose streams the server ends at their maximum duration after heartbeats', async () => {
+    // The relay ends each stream after SSE_MAX_DURATION_SECONDS; the run is quiet, so only heartbeats came.
+    const closes = DEFAULT_RETRY_POLICY.maxAttempts + 4;
+    const server = await sseServer([
+      ...Array.from({ length: closes }, () => (res: ServerResponse) => void stream(res).end('retry: 1000\n\n: heartbeat\n\n')),
+      (res) => void stream(res).end(event(3, 'run.succeeded', { exitCode: 0 })),
+    ]);
+    const clock = recordingClock();
+    try {
+      const items = await collect(server.url, clock);
+      expect(items.map((i) => i.id)).toEqual(['3']);
+      expect(server.seen).toHaveLength(closes + 1);
+      // Each resume waits the server's retry: time, not a growing backoff.
+      expect(clock.sleeps).toEqual(Array.from({ length: closes }, () => 1000));
+    } finally {
+      server.close();
+    }
+  });
+
+  it('does not give up on streams that each stayed open a minute, though nothing came on them', async () => {
+    const closes = DEFAULT_RETRY_POLICY.maxAttempts + 4;
+    const server = await sseServer([
+      ...Array.from({ length: closes }, () => (res: ServerResponse) => void stream(res).end('retry: 1000\n\n')),
+      (res) => void stream(res).end(event(3, 'run.succeeded', { exitCode: 0 })),
+    ]);
+    // Each reading of the clock is a minute on: a stream is seen open at one reading and ended at the next.
+    let now = 0;
+    const clock: Clock = { now: () => (now += 60_000), sleep: () => Promise.resolve() };
+    try {
+      expect((await collect(server.url, clock)).map((i) => i.id)).toEqual(['3']);
+      expect(server.seen).toHaveLength(closes + 1);
+    } finally {
+      server.close();
+    }
+  });
+
   it('stops at once when the caller aborts, even while the stream is open and quiet', async () => {
     const server = await sseServer([(res) => void stream(res).write(event(1, 'run.created'))]);
     const clock = recordingClock();

@@ -30,6 +30,11 @@ export interface FollowContext {
 const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<RunEventType>(RUN_EVENT_KINDS);
 /** What the server's `retry:` says before it has said anything. */
 const DEFAULT_RECONNECT_MS = 1000;
+/**
+ * A stream open this long did not fail, though it brought no event: the server ends every stream after
+ * its maximum duration (30 minutes by default), and a quiet run may span many of them.
+ */
+const LIVED_LONG_MS = 60_000;
 
 /**
  * A run's events, each once and in order, until its terminal event: when the connection drops it
@@ -56,6 +61,7 @@ export async function* followRun(context: FollowContext, runId: string, options:
       return;
     }
     const parser = new SseParser(lastEventId);
+    const openedAtMs = context.clock.now();
     let progressed = false;
     let resetToEndedRun = false;
     // The caller's signal must also cut a stream that is open and quiet, not only a pending request.
@@ -92,7 +98,9 @@ export async function* followRun(context: FollowContext, runId: string, options:
       return;
     }
     reconnectMs = parser.retryMs ?? reconnectMs;
-    fruitlessReconnects = progressed ? 0 : fruitlessReconnects + 1;
+    // Only a stream that ended at once, with no event and no heartbeat, counts towards giving up.
+    const healthy = progressed || parser.heartbeats > 0 || context.clock.now() - openedAtMs >= LIVED_LONG_MS;
+    fruitlessReconnects = healthy ? 0 : fruitlessReconnects + 1;
     if (fruitlessReconnects >= context.policy.maxAttempts) {
       throw new WrsNetworkError(`the event stream of run ${runId} kept ending without events`, answer.requestId, fruitlessReconnects);
     }

@@ -20,6 +20,8 @@ export class SseParser {
 
   /** The reconnection time the server asked for with `retry:`, if it did. */
   retryMs: number | undefined;
+  /** `: heartbeat` comments seen: the contract's sign that the stream is alive while the run is quiet. */
+  heartbeats = 0;
 
   constructor(lastEventId = '') {
     this.lastEventIdBuffer = lastEventId;
@@ -72,6 +74,9 @@ export class SseParser {
       return this.dispatch();
     }
     if (line.startsWith(':')) {
+      if (line === ': heartbeat' || line === ':heartbeat') {
+        this.heartbeats++;
+      }
       return undefined;
     }
     const colon = line.indexOf(':');
