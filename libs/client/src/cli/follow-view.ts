@@ -4,6 +4,7 @@ import { stateAfter, type RunState } from '../types';
 import { EXIT, type ExitCode } from './exit-codes';
 import type { CliIo } from './io';
 import { describeEvent, itemJson } from './render';
+import { visible } from './visible';
 
 /**
  * Follows a run: log lines on stdout, state changes on stderr, and a live status line on a terminal
@@ -17,35 +18,44 @@ export async function followAndShow(
   options: FollowShowOptions = {},
 ): Promise<ExitCode> {
   const { after } = options;
+  /** The id a resume starts after: the last one seen, else the one following began after. */
+  let lastId = after;
   const started = io.now();
   let state: RunState | 'unknown' = 'unknown';
   /** The workload's own exit code, from the terminal event (null: it never exited, e.g. no image). */
   let workloadExit: number | null = null;
   const elapsed = (): string => `${((io.now() - started) / 1000).toFixed(1)}s`;
-  const ticker = io.interactive && !json ? setInterval(() => io.status(`${state}  ${elapsed()}  run ${runId}`), 250) : undefined;
+  const ticker = io.interactive && !json ? setInterval(() => io.status(visible(`${state}  ${elapsed()}  run ${runId}`)), 250) : undefined;
   const interrupt = new AbortController();
   const onSigint = (): void => interrupt.abort(new Error('interrupted'));
   process.once('SIGINT', onSigint);
   try {
     for await (const item of client.follow(runId, { signal: interrupt.signal, ...(after ? { lastEventId: after } : {}) })) {
       state = nextState(item, state);
+      lastId = item.id;
       workloadExit = exitOf(item) ?? workloadExit;
       if (json) {
         io.out(itemJson(item));
         continue;
       }
       if (item.kind === 'reset') {
-        io.err(`[${elapsed()}] events were removed on the server; the run is ${state} (resuming after ${item.id})`);
+        io.err(visible(`[${elapsed()}] events were removed on the server; the run is ${state} (resuming after ${item.id})`));
       } else if (item.event.type === 'run.log') {
-        io.out(item.event.data.line);
+        // The workload's bytes: shown, never acted on by the terminal.
+        io.out(visible(item.event.data.line));
       } else {
         io.err(`[${elapsed()}] ${describeEvent(item.event) ?? item.event.type}`);
       }
     }
   } catch (error) {
+    const resume = `wrs runs events ${runId} --follow${lastId ? ` --after ${lastId}` : ''}`;
     if (interrupt.signal.aborted) {
-      io.err(`stopped following; run ${runId} goes on (state ${state}). Resume: wrs runs events ${runId} --follow`);
+      io.err(`stopped following; run ${runId} goes on (state ${state}). Resume: ${resume}`);
       return EXIT.interrupted;
+    }
+    if (lastId && !json) {
+      // An expired token or a lost network ends following too: a resume then skips what was already shown.
+      io.err(`following stopped after event ${lastId} (the error follows). Resume: ${resume}`);
     }
     throw error;
   } finally {

@@ -2,8 +2,12 @@ import { WrsApiError, WrsConfigurationError, WrsContractMismatchError, WrsNetwor
 import type { FollowItem } from '../follow';
 import type { Run, RunEvent, VersionInfo, Workspace } from '../types';
 import { UsageError } from './exit-codes';
+import { visible } from './visible';
 
-/** Human renderings: what a person reads. The --json forms are the API's own objects, one per line. */
+/**
+ * Human renderings: what a person reads, with control characters written out (a workload's command or a
+ * provider's message may hold escape sequences). The --json forms are the API's own objects, one per line.
+ */
 export function runLines(run: Run): string[] {
   const lines = [`run ${run.id}  ${run.state}${run.terminal ? '' : ' (not finished)'}`, `  image      ${run.workload.image}`];
   if (run.workload.command?.length) {
@@ -30,7 +34,7 @@ export function runLines(run: Run): string[] {
     lines.push(`  canceled   by ${run.cancellation.requestedBy} at ${run.cancellation.requestedAt}`);
   }
   lines.push(`  log lines  ${run.logLines}`, `  version    ${run.version}`);
-  return lines;
+  return visibleLines(lines);
 }
 
 /** `key=value` pairs as `--label` and `label=` take them. */
@@ -41,21 +45,30 @@ export function labelsText(labels: Readonly<Record<string, string>>): string {
 }
 
 export function versionLines(info: VersionInfo, pinned: string): string[] {
-  return [
+  return visibleLines([
     `api ${info.api}, contract ${info.contractVersion}, build ${info.build.version}${info.build.commit ? ` (${info.build.commit})` : ''}`,
     `client pinned to contract ${pinned}`,
-  ];
+  ]);
 }
 
 export function workspaceLines(workspace: Workspace): string[] {
-  return [
+  return visibleLines([
     `workspace ${workspace.id} (${workspace.name}), created ${workspace.createdAt}`,
     ...Object.entries(workspace.limits).map(([name, value]) => `  ${name.padEnd(31)} ${value}`),
-  ];
+  ]);
 }
 
-/** One line for an event that changes the run (log lines are printed as they are). */
+function visibleLines(lines: string[]): string[] {
+  return lines.map(visible);
+}
+
+/** One line for an event that changes the run (log lines are printed by themselves, through `visible`). */
 export function describeEvent(event: RunEvent): string | undefined {
+  const text = eventText(event);
+  return text === undefined ? undefined : visible(text);
+}
+
+function eventText(event: RunEvent): string | undefined {
   switch (event.type) {
     case 'run.created':
       return 'queued';
@@ -91,7 +104,7 @@ export function errorLine(error: unknown): string {
   if (error instanceof WrsApiError) {
     // A refused request names what to change (validation_failed's params.errors): without these lines a
     // person saw only "The request is not valid." and had to rerun with --json to learn which field.
-    return [`error: ${error.message}`, ...fieldErrorsOf(error.params).map((e) => `  ${e.field}: ${e.message}`)].join('\n');
+    return [`error: ${error.message}`, ...fieldErrorsOf(error.params).map((e) => `  ${e.field}: ${e.message}`)].map(visible).join('\n');
   }
   if (
     error instanceof WrsApiError ||
@@ -100,9 +113,9 @@ export function errorLine(error: unknown): string {
     error instanceof UsageError ||
     error instanceof WrsConfigurationError
   ) {
-    return `error: ${error.message}`;
+    return visible(`error: ${error.message}`);
   }
-  return `error: ${error instanceof Error ? error.message : String(error)}`;
+  return visible(`error: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 function fieldErrorsOf(params: Record<string, unknown> | undefined): { field: string; message: string }[] {

@@ -5,6 +5,7 @@ import { EXIT, UsageError, type ExitCode } from '../exit-codes';
 import { followAndShow } from '../follow-view';
 import type { CliIo } from '../io';
 import { itemJson, labelsText, runLines } from '../render';
+import { visible } from '../visible';
 
 /** `wrs runs create`: one logical create (one Idempotency-Key, reused by every retry), then maybe follow it. */
 export async function createRunCommand(client: WrsClient, io: CliIo, invocation: Invocation): Promise<ExitCode> {
@@ -155,7 +156,7 @@ export async function listRunsCommand(client: WrsClient, io: CliIo, invocation: 
   for (const run of page.value.items) {
     const placed = run.placement ? `${run.placement.provider}/${run.placement.region}` : `${run.provider}/${run.region}`;
     const labels = run.workload.labels && Object.keys(run.workload.labels).length > 0 ? `  ${labelsText(run.workload.labels)}` : '';
-    io.out(`${run.id}  ${run.state.padEnd(9)}  ${run.createdAt}  ${placed}  ${run.workload.image}${labels}`);
+    io.out(visible(`${run.id}  ${run.state.padEnd(9)}  ${run.createdAt}  ${placed}  ${run.workload.image}${labels}`));
   }
   if (page.value.nextCursor) {
     io.err(`more: wrs runs list --cursor ${page.value.nextCursor} (with the same filters)`);
@@ -188,10 +189,13 @@ export async function runEventsCommand(client: WrsClient, io: CliIo, invocation:
     if (json) {
       io.out(itemJson(item));
     } else {
+      // JSON.stringify writes out C0 controls but not C1 ones (a CSI is one byte there).
       io.out(
-        item.kind === 'event'
-          ? `${item.id}  ${item.event.type}  ${JSON.stringify(item.event.data)}`
-          : `${item.id}  reset  ${JSON.stringify(item.reset.data)}`,
+        visible(
+          item.kind === 'event'
+            ? `${item.id}  ${item.event.type}  ${JSON.stringify(item.event.data)}`
+            : `${item.id}  reset  ${JSON.stringify(item.reset.data)}`,
+        ),
       );
     }
     if (Number(item.id) >= run.version) {

@@ -3,6 +3,7 @@ import type { Webhook, WebhookDelivery, WebhookWithSecret } from '../../webhooks
 import { EXIT, type ExitCode } from '../exit-codes';
 import type { Invocation } from '../arguments';
 import type { CliIo } from '../io';
+import { visible } from '../visible';
 
 /** `wrs webhooks ...`: the workspace's endpoints. A secret is printed once, by create and rotate-secret. */
 export async function webhooksCommand(client: WrsClient, io: CliIo, invocation: Invocation): Promise<ExitCode> {
@@ -12,7 +13,8 @@ export async function webhooksCommand(client: WrsClient, io: CliIo, invocation: 
     if (json) {
       io.out(JSON.stringify({ kind, [kind]: value }));
     } else {
-      lines.forEach((line) => io.out(line));
+      // A delivery's last answer is another server's text: its control characters are written out.
+      lines.forEach((line) => io.out(visible(line)));
     }
   };
   switch (invocation.command) {

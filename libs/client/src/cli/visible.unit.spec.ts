@@ -1,0 +1,74 @@
+import { WrsApiError } from '../errors';
+import type { Run, RunEvent } from '../types';
+import { describeEvent, errorLine, runLines } from './render';
+import { visible } from './visible';
+
+const at = '2026-11-26T00:00:00.000Z';
+const OSC52 = '\x1b]52;c;ZWNobyBwd25lZA==\x07';
+
+describe('human output shows control characters instead of passing them to the terminal', () => {
+  it('writes out ESC, OSC, BEL, CR, LF, DEL and C1 controls; keeps tab and ordinary text', () => {
+    expect(visible(`copy${OSC52}done`)).toBe('copy\\x1b]52;c;ZWNobyBwd25lZA==\\x07done');
+    expect(visible('\x1b[2J\x1b[31mred')).toBe('\\x1b[2J\\x1b[31mred');
+    expect(visible('progress 10%\rprogress 100%')).toBe('progress 10%\\rprogress 100%');
+    expect(visible('one line\nfake line')).toBe('one line\\nfake line');
+    expect(visible('\0\x7f\x9b31m\x9d52;c;x\x9c')).toBe('\\x00\\x7f\\x9b31m\\x9d52;c;x\\x9c');
+    expect(visible('a\tb  ünïcødé → ok')).toBe('a\tb  ünïcødé → ok');
+  });
+
+  it("in a run's command and failure, and in waiting, refusal and failure events", () => {
+    const run = {
+      id: 'r',
+      state: 'failed',
+      terminal: true,
+      workload: { image: 'busybox', command: ['/bin/sh', '-c', `printf '${OSC52}'`] },
+      provider: 'auto',
+      region: 'auto',
+      placement: null,
+      createdAt: at,
+      finishedAt: at,
+      exitCode: 1,
+      failure: { code: 'provider_error', message: 'boom\r\x1b[2Kall fine' },
+      cancellation: null,
+      logLines: 0,
+      version: 3,
+    } as unknown as Run;
+    const lines = runLines(run);
+    expect(lines).toContain("  command    /bin/sh -c printf '\\x1b]52;c;ZWNobyBwd25lZA==\\x07'");
+    expect(lines).toContain('  failure    provider_error: boom\\r\\x1b[2Kall fine');
+    expect(lines.join('')).not.toMatch(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/);
+
+    const event = (type: string, data: object) => ({ type, runId: 'r', workspaceId: 'ws', time: at, data }) as unknown as RunEvent;
+    expect(describeEvent(event('run.waiting', { at, reason: 'capacity', message: `full${OSC52}` }))).toBe(
+      'waiting (capacity): full\\x1b]52;c;ZWNobyBwd25lZA==\\x07',
+    );
+    expect(
+      describeEvent(
+        event('run.dispatch_refused', { at, refusal: { provider: 'p', region: 'r', code: 'c', message: 'no\nrunning: fake' } }),
+      ),
+    ).toBe('queued again: p/r refused it (c: no\\nrunning: fake)');
+    expect(describeEvent(event('run.failed', { at, exitCode: null, failure: { code: 'provider_error', message: '\x9b2J' } }))).toBe(
+      'failed: provider_error: \\x9b2J',
+    );
+  });
+
+  it('in an error line, keeping the line breaks it puts between field errors', () => {
+    expect(errorLine(new Error('bad\x1b[8m hidden'))).toBe('error: bad\\x1b[8m hidden');
+    const refused = new WrsApiError(
+      400,
+      'validation_failed',
+      false,
+      'req-1',
+      'The request is not valid.',
+      undefined,
+      {
+        errors: [{ field: 'workload.image', message: 'not\n  workload.args: fake' }],
+      },
+      1,
+    );
+    expect(errorLine(refused).split('\n')).toEqual([
+      'error: 400 validation_failed: The request is not valid. (request req-1)',
+      '  workload.image: not\\n  workload.args: fake',
+    ]);
+  });
+});
