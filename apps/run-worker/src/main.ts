@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig, parseProviderOffers, runService, waitAtStart, WORKER_DATABASE_POOL_SIZE, WorkerEnv } from '@wrs/config';
+import { loadConfig, parseProviderOffers, runService, waitAtStart, WorkerEnv, workerDatabasePoolSize } from '@wrs/config';
 import { readPrivateKeks } from '@wrs/credentials';
 import { connectNats, revocationRetentionMs } from '@wrs/messaging';
 import { openCurrentDatabase } from '@wrs/persistence';
@@ -31,7 +31,7 @@ void runService('run-worker', async (lifecycle) => {
   // Both waited for up to STARTUP_WAIT_SECONDS: under Compose, NATS, Postgres and migrate start alongside.
   const nc = await waitAtStart('NATS', config.STARTUP_WAIT_SECONDS, () => connectNats(config.NATS_URL, 'run-worker'));
   const db = await openCurrentDatabase(
-    { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: WORKER_DATABASE_POOL_SIZE },
+    { url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, poolSize: workerDatabasePoolSize(config.WEBHOOK_SENDERS) },
     config.STARTUP_WAIT_SECONDS,
   );
   const logger = createLogger('run-worker', config.LOG_LEVEL);

@@ -1,12 +1,17 @@
-import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { CommonEnv } from './env-schemas';
 import { IntBetween } from './env-values';
 
-/** The run-worker's pooled Postgres connections. */
-export const WORKER_DATABASE_POOL_SIZE = 10;
+/** The run-worker's pooled Postgres connections besides its webhook senders': dispatch, the projection and the reconciler. */
+export const WORKER_CONNECTIONS_BESIDE_SENDERS = 6;
 
-/** Connections of that pool the webhook senders never take: dispatch, the projection and the reconciler need them. */
-export const WORKER_CONNECTIONS_KEPT_FROM_SENDERS = 4;
+/**
+ * The run-worker's pool: each webhook sender holds a connection for a whole attempt (up to
+ * WEBHOOK_TIMEOUT_MS), so the pool grows with them and slow endpoints never leave the rest waiting.
+ */
+export function workerDatabasePoolSize(webhookSenders: number): number {
+  return WORKER_CONNECTIONS_BESIDE_SENDERS + webhookSenders;
+}
 
 /** Variables of the run-worker: its providers, credentials and the pace of its reconciler. */
 export class WorkerEnv extends CommonEnv {
@@ -78,19 +83,7 @@ export class WorkerEnv extends CommonEnv {
   @IntBetween(1, 100)
   WEBHOOK_MAX_ATTEMPTS = 15;
 
-  /**
-   * Deliveries one worker process sends at once. Each holds one of the worker's pooled connections for a
-   * whole attempt (up to WEBHOOK_TIMEOUT_MS), so enough senders against slow endpoints would leave
-   * dispatch and the projection waiting for a connection: a value that leaves too few is refused.
-   */
-  @IntBetween(1, WORKER_DATABASE_POOL_SIZE)
-  @ValidateBy({
-    name: 'leavesConnections',
-    validator: {
-      validate: (value: unknown) => typeof value === 'number' && value <= WORKER_DATABASE_POOL_SIZE - WORKER_CONNECTIONS_KEPT_FROM_SENDERS,
-      defaultMessage: () =>
-        `must be at most ${WORKER_DATABASE_POOL_SIZE - WORKER_CONNECTIONS_KEPT_FROM_SENDERS}: each sender holds one of the run-worker's ${WORKER_DATABASE_POOL_SIZE} database connections for an attempt, and ${WORKER_CONNECTIONS_KEPT_FROM_SENDERS} stay for dispatch and the projection`,
-    },
-  })
+  /** Deliveries one worker process sends at once; each has a database connection of its own (workerDatabasePoolSize). */
+  @IntBetween(1, 32)
   WEBHOOK_SENDERS = 4;
 }
