@@ -90,8 +90,8 @@ export class Webhooks {
   /**
    * Deletes the endpoint; false when the workspace has no such endpoint. Its deliveries go with it
    * except those a sender holds for an attempt in flight: waiting for those would hold a pooled
-   * connection for up to a whole attempt. The tombstone lets the worker's retention job remove them
-   * later, and no sender claims a delivery whose endpoint is gone.
+   * connection for up to a whole attempt. The worker's retention job removes them later, and no
+   * sender claims a delivery whose endpoint is gone.
    */
   async remove(workspaceId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
@@ -102,7 +102,6 @@ export class Webhooks {
       if (affected === 0) {
         return false;
       }
-      await m.query('INSERT INTO webhook_deletions (webhook_id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
       await m.query(
         `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = $1 FOR UPDATE SKIP LOCKED)`,
         [id],

@@ -7,12 +7,6 @@ export const DELIVERY_RETENTION_DAYS = 7;
 const BATCH = 1000;
 
 /**
- * A deleted endpoint's tombstone is kept this long after its deliveries are gone: an intake that read
- * the endpoint just before the delete may still add a delivery for it, which the next pass removes.
- */
-const TOMBSTONE_HOURS = 1;
-
-/**
  * Removes finished deliveries older than the retention, now and then, and every delivery of a deleted
  * endpoint once no sender holds it; other pending ones are never removed. Every worker may run it: the
  * deletes skip locked rows, so they wait neither on each other nor on an attempt in flight.
@@ -48,14 +42,12 @@ export class DeliveryRetention {
         LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
       [days],
     );
+    // Left by a delete while a sender held them, by an intake that read the endpoint just before its
+    // delete, or by an api of the previous version (its delete counted on the cascade).
     const orphaned = await this.inBatches(
-      `SELECT d.id FROM webhook_deletions x JOIN webhook_deliveries d ON d.webhook_id = x.webhook_id
+      `SELECT d.id FROM webhook_deliveries d WHERE NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)
         LIMIT ${BATCH} FOR UPDATE OF d SKIP LOCKED`,
       [],
-    );
-    await this.db.query(
-      `DELETE FROM webhook_deletions x WHERE deleted_at < now() - make_interval(hours => ${TOMBSTONE_HOURS})
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = x.webhook_id)`,
     );
     return finished + orphaned;
   }

@@ -60,4 +60,17 @@ describe('deleting a webhook endpoint with an attempt in flight, against real Po
     expect(await retention.prune()).toBe(1);
     expect(await db.query('SELECT id FROM webhook_deliveries WHERE webhook_id = $1', [id])).toEqual([]);
   });
+
+  it('prunes the pending deliveries an api of the previous version leaves: its delete counted on the dropped cascade', async () => {
+    const id = randomUUID();
+    await new Webhooks(db).add({ id, workspaceId: 'ws-old-api', url: 'https://example.test/hook', events: ['completed'], sealed: {} });
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, run_id, seq, last_seq, type, payload, next_attempt_at)
+       VALUES ('msg_left_by_old_api', $1, 'ws-old-api', 'run-2', 1, 1, 'run.completed', '{}', now() + interval '1 hour')`,
+      [id],
+    );
+    await db.query('DELETE FROM webhooks WHERE id = $1', [id]);
+    expect(await new DeliveryRetention(db, 60_000, () => undefined).prune()).toBe(1);
+    expect(await db.query('SELECT id FROM webhook_deliveries WHERE webhook_id = $1', [id])).toEqual([]);
+  });
 });
