@@ -37,6 +37,15 @@ export class IntakeStore {
     return rows[0] ? Number(rows[0].seq) : 0;
   }
 
+  /** Moves the cursor forward to `seq` past events nobody can be owed; never back (another replica may be further on). */
+  async skipTo(name: string, seq: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO webhook_intake (name, seq) VALUES ($1, $2)
+       ON CONFLICT (name) DO UPDATE SET seq = EXCLUDED.seq WHERE webhook_intake.seq < EXCLUDED.seq`,
+      [name, seq],
+    );
+  }
+
   /** Records what the events owe; answers how many deliveries were made or extended. */
   async take(name: string, events: readonly StreamRunEvent[]): Promise<number> {
     const last = events.at(-1);

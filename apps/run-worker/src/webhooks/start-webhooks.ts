@@ -55,6 +55,7 @@ export function startWebhooks(deps: WebhookDependencies, settings: WebhookSettin
       name: 'webhooks',
       retryMs: 1000,
       idleCheckMs: settings.intakeIdleCheckMs ?? 1000,
+      skipMarginMs: 60_000,
       onTaken: () => sender.poke(),
       onError: (error) => deps.log('warn', 'webhook intake failed; it starts again from its cursor', { error: String(error) }),
     },

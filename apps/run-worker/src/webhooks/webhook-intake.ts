@@ -13,7 +13,7 @@ const BATCH = 256;
  *
  * While no workspace has an endpoint it reads nothing (a second delivery of every event cost the worker
  * and NATS about half a millisecond per run: docs/performance.md) and moves the cursor past what nobody
- * can be owed.
+ * can be owed, so that the first registration has at most a minute of events to read.
  */
 export class WebhookIntake {
   private running = false;
@@ -32,6 +32,8 @@ export class WebhookIntake {
       readonly retryMs: number;
       /** How often it looks whether an endpoint exists (idle) or none is left (reading). */
       readonly idleCheckMs: number;
+      /** How old what the cursor skips must be while no endpoint exists (a minute in service). */
+      readonly skipMarginMs: number;
       readonly onTaken: (deliveries: number) => void;
       readonly onError: (error: unknown) => void;
     },
@@ -65,20 +67,29 @@ export class WebhookIntake {
     }
   }
 
-  /** Returns once an endpoint exists. */
+  /**
+   * Returns once an endpoint exists. Moves the cursor only to what the stream held `skipMarginMs` ago:
+   * an endpoint is owed events stamped from its registration's start, which may be committed (and seen
+   * here) later than that, and the workers' clocks that stamp events may run ahead of Postgres's.
+   */
   private async skipWhileNobodyListens(): Promise<void> {
-    let readBefore: number | undefined;
+    const readings: { at: number; seq: number }[] = [];
+    let skipped = 0;
     while (this.running) {
-      const last = await this.idle.lastSeq();
+      const seq = await this.idle.lastSeq();
       if (await this.idle.anyEndpoint()) {
         return;
       }
-      // Only past what was stored a whole check ago: an endpoint whose registration was still being
-      // committed then is seen now, and it is owed only events from after its registration.
-      if (readBefore !== undefined) {
-        await this.idle.skipTo(this.options.name, readBefore);
+      readings.push({ at: performance.now(), seq });
+      const margin = performance.now() - this.options.skipMarginMs;
+      let past: { at: number; seq: number } | undefined;
+      while (readings.length > 0 && readings[0]!.at <= margin) {
+        past = readings.shift();
       }
-      readBefore = last;
+      if (past && past.seq > skipped) {
+        await this.store.skipTo(this.options.name, past.seq);
+        skipped = past.seq;
+      }
       await this.pause(this.options.idleCheckMs);
     }
   }
