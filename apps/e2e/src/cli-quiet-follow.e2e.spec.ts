@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { wrs } from './spawned';
 import { startStack, type StackFixture } from './stack-fixture';
 
-const CLI = join(__dirname, '..', '..', '..', 'dist', 'libs', 'client', 'src', 'cli', 'main.js');
 /** Streams end after this (SSE_MAX_DURATION_SECONDS), with a heartbeat each second before. */
 const MAX_STREAM_SECONDS = 2;
 /**
@@ -12,20 +11,6 @@ const MAX_STREAM_SECONDS = 2;
  * without an event made `--follow` give up (exit 5) on a run that was fine.
  */
 const RUN_MS = 45_000;
-
-function wrs(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** The built `wrs --follow` against the compiled stack whose relay ends every stream after 2 s. */
 describe('wrs --follow of a quiet run across many stream ends', () => {

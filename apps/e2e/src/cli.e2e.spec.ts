@@ -1,38 +1,16 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, contractValidator, itNeeding } from '@wrs/testing';
 import { freePort } from '@wrs/devstack';
+import { BUILT_CLI, spawned, wrs, type Spawned as CliRun } from './spawned';
 import { startStack, type StackFixture } from './stack-fixture';
 
-const CLI = join(__dirname, '..', '..', '..', 'dist', 'libs', 'client', 'src', 'cli', 'main.js');
+const CLI = BUILT_CLI;
 const SOCKET = CONTAINER_SOCKET;
 const IMAGE = CONTAINER_IMAGE;
 const engineMissing = containerEngineMissing();
 const containers = engineMissing === undefined;
-
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the built `wrs` as a user would: its own process, its own environment, real sockets. */
-function wrs(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return spawned(process.execPath, [CLI, ...args], env);
-}
-
-function spawned(command: string, args: string[], env: Record<string, string>): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** `wrs`, the CLI on the typed client, against the compiled stack (simulator, plus real containers on Podman when there). */
 describe('the wrs CLI', () => {

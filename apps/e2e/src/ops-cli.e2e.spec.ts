@@ -1,21 +1,14 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats, ensureStreams, StreamNames } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import { spawned, type Spawned } from './spawned';
 
 const OPS = join(__dirname, '..', '..', '..', 'dist', 'apps', 'run-worker', 'src', 'ops', 'main.js');
 
-function ops(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [OPS, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function ops(args: string[], env: Record<string, string>): Promise<Spawned> {
+  return spawned(process.execPath, [OPS, ...args], env);
 }
 
 // The commands' effects are tested in apps/run-worker/src/ops/*.int.spec.ts; this is the built CLI.
