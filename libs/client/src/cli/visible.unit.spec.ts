@@ -1,6 +1,8 @@
 import { WrsApiError } from '../errors';
 import type { Run, RunEvent } from '../types';
 import { describeEvent, errorLine, runLines } from './render';
+import { unexpectedErrorLine } from './run-cli';
+import { shellWord } from './shell-word';
 import { visible } from './visible';
 
 const at = '2026-11-26T00:00:00.000Z';
@@ -70,5 +72,20 @@ describe('human output shows control characters instead of passing them to the t
       'error: 400 validation_failed: The request is not valid. (request req-1)',
       '  workload.image: not\\n  workload.args: fake',
     ]);
+  });
+
+  it("in main's line for an error runCli could not print: written out and cleared of the token", () => {
+    const quoted = new SyntaxError(`Unexpected token 'Z', "Zk3x9QpLw\x1b"... is not valid JSON ${OSC52}`);
+    expect(unexpectedErrorLine(quoted, 'Zk3x9QpLw')).toBe(
+      `wrs: unexpected error: Unexpected token 'Z', "[redacted]\\x1b"... is not valid JSON \\x1b]52;c;ZWNobyBwd25lZA==\\x07`,
+    );
+    expect(unexpectedErrorLine('\x9b2J', undefined)).toBe('wrs: unexpected error: \\x9b2J');
+  });
+
+  it('in a word of a command to paste: a plain word as is, anything else quoted so it runs nothing', () => {
+    expect(shellWord('eyJjIjoiMjAyNi0xMS0yNiJ9.abc_-=')).toBe('eyJjIjoiMjAyNi0xMS0yNiJ9.abc_-=');
+    expect(shellWord('abc;curl x|sh')).toBe("'abc;curl x|sh'");
+    expect(shellWord("it's $(id)")).toBe(`'it'\\''s $(id)'`);
+    expect(shellWord(`a${OSC52}`)).toBe("'a\\x1b]52;c;ZWNobyBwd25lZA==\\x07'");
   });
 });

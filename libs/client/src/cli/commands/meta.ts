@@ -4,6 +4,7 @@ import { isCompatibleContract } from '../../version-compatibility';
 import { EXIT, type ExitCode } from '../exit-codes';
 import type { CliIo } from '../io';
 import { versionLines, workspaceLines } from '../render';
+import { visible } from '../visible';
 
 /** `wrs version`: what is deployed, and whether this client's pinned contract fits it. */
 export async function versionCommand(client: WrsClient, io: CliIo, json: boolean): Promise<ExitCode> {
@@ -24,7 +25,9 @@ export async function versionCommand(client: WrsClient, io: CliIo, json: boolean
     io.out(
       compatible
         ? 'compatible'
-        : `NOT compatible: regenerate or upgrade the client (server ${answer.value.contractVersion}, pinned ${PINNED_CONTRACT_VERSION})`,
+        : visible(
+            `NOT compatible: regenerate or upgrade the client (server ${answer.value.contractVersion}, pinned ${PINNED_CONTRACT_VERSION})`,
+          ),
     );
   }
   return compatible ? EXIT.ok : EXIT.apiError;

@@ -5,6 +5,7 @@ import { EXIT, UsageError, type ExitCode } from '../exit-codes';
 import { followAndShow } from '../follow-view';
 import type { CliIo } from '../io';
 import { itemJson, labelsText, runLines } from '../render';
+import { shellWord } from '../shell-word';
 import { visible } from '../visible';
 
 /** `wrs runs create`: one logical create (one Idempotency-Key, reused by every retry), then maybe follow it. */
@@ -24,12 +25,14 @@ export async function createRunCommand(client: WrsClient, io: CliIo, invocation:
     );
   } else {
     io.err(
-      `created run ${created.value.id}${created.replayed ? ' (an earlier attempt had created it)' : ''} (request ${created.requestId})`,
+      visible(
+        `created run ${created.value.id}${created.replayed ? ' (an earlier attempt had created it)' : ''} (request ${created.requestId})`,
+      ),
     );
   }
   if (!options.follow) {
     if (!options.json) {
-      io.out(created.value.id);
+      io.out(visible(created.value.id));
     }
     return EXIT.ok;
   }
@@ -106,9 +109,9 @@ export async function cancelRunCommand(client: WrsClient, io: CliIo, runId: stri
   if (json) {
     io.out(JSON.stringify({ kind: 'run', run: answer.value, requestId: accepted.requestId }));
   } else if (AFTER_CANCEL.has(answer.value.state)) {
-    io.out(`cancel accepted; run ${answer.value.id} is ${answer.value.state}`);
+    io.out(visible(`cancel accepted; run ${answer.value.id} is ${answer.value.state}`));
   } else {
-    io.out(`cancel accepted; run ${answer.value.id} was still ${answer.value.state} when last read (the cancel is on its way)`);
+    io.out(visible(`cancel accepted; run ${answer.value.id} was still ${answer.value.state} when last read (the cancel is on its way)`));
   }
   return EXIT.ok;
 }
@@ -159,7 +162,8 @@ export async function listRunsCommand(client: WrsClient, io: CliIo, invocation: 
     io.out(visible(`${run.id}  ${run.state.padEnd(9)}  ${run.createdAt}  ${placed}  ${run.workload.image}${labels}`));
   }
   if (page.value.nextCursor) {
-    io.err(`more: wrs runs list --cursor ${page.value.nextCursor} (with the same filters)`);
+    // The cursor is the server's and opaque: quoted if need be, so pasting the command runs nothing else.
+    io.err(`more: wrs runs list --cursor ${shellWord(page.value.nextCursor)} (with the same filters)`);
   }
   return EXIT.ok;
 }
