@@ -40,13 +40,22 @@ function route(focus = true, notice?: string): void {
   const path = location.pathname.replace(/^\/console/, '') || '/';
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run?.[1]) {
-    show(runPageView(decodeURIComponent(run[1])), focus);
+    show(runPageView(decodedSegment(run[1])), focus);
   } else if (path === '/new') {
     show(createRunView(navigate), focus);
   } else if (path === '/webhooks') {
     show(webhooksView(), focus);
   } else {
     show(runsListView(location.search, navigate), focus);
+  }
+}
+
+/** A path segment as typed; a malformed escape (`%E0`) is kept as it is, so the page says "not found", not "unreachable". */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 

@@ -228,6 +228,56 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     expect(await page.getByLabel('succeeded').isVisible()).toBe(true);
   });
 
+  it("keeps a log line's spaces, clears a failed refresh once the run loads again, and says a malformed run address is not found", async () => {
+    await page.goto(`${origin}/console/runs/${logRun}`);
+    await page.locator('ol.logs li').first().waitFor();
+    // Run in the page, where getComputedStyle is a global (this project's types have no DOM).
+    const whiteSpace = await page
+      .locator('ol.logs li')
+      .first()
+      .evaluate(
+        (li) => (globalThis as unknown as { getComputedStyle(e: unknown): { whiteSpace: string } }).getComputedStyle(li).whiteSpace,
+      );
+    expect(whiteSpace).toBe('pre-wrap');
+
+    const running = await createViaApi({ SIM_DURATION_MS: '60000' });
+    const runUrl = `**/api/v1/runs/${running}`;
+    let failed = 0;
+    // The page's first read of the run fails (503); the refresh 3 s later gets through.
+    await page.route(
+      runUrl,
+      async (route) => {
+        failed++;
+        const requestId = randomUUID();
+        await route.fulfill({
+          status: 503,
+          headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'retry-after': '1' },
+          body: JSON.stringify({
+            type: 'urn:workload-run-service:problem:dependency_unavailable',
+            title: 'Service Unavailable',
+            status: 503,
+            code: 'dependency_unavailable',
+            requestId,
+            retryable: true,
+          }),
+        });
+      },
+      { times: 1 },
+    );
+    try {
+      await page.goto(`${origin}/console/runs/${running}`);
+      await page.getByRole('alert').locator('[data-error-code="dependency_unavailable"]').waitFor();
+      await page.locator('.details [data-state="running"]').waitFor({ timeout: 20_000 });
+      await page.getByRole('alert').locator('[data-error-code]').waitFor({ state: 'detached', timeout: 10_000 });
+    } finally {
+      await page.unroute(runUrl);
+    }
+    expect(failed).toBe(1);
+
+    await page.goto(`${origin}/console/runs/%E0`);
+    await page.getByRole('alert').locator('[data-error-code="run_not_found"]').waitFor();
+  });
+
   it('got from the API only answers the contract allows, and no page error', async () => {
     const answers = await b?.answers.settled();
     expect(answers?.violations).toEqual([]);

@@ -55,6 +55,7 @@ export function runPageView(runId: string): View {
     cancel.hidden = run.terminal || run.state === 'canceling';
   };
 
+  let showsRefreshError = false;
   const refresh = async (): Promise<void> => {
     try {
       const res = await call<Run>('GET', `/runs/${encodeURIComponent(runId)}`);
@@ -64,8 +65,14 @@ export function runPageView(runId: string): View {
       }
       etag = res.headers.get('etag');
       show(res.body);
+      // A failure an earlier refresh showed is over (a cancel's stays until the next cancel).
+      if (showsRefreshError) {
+        errors.clear();
+        showsRefreshError = false;
+      }
     } catch (error) {
       errors.show(error, 'Could not load the run');
+      showsRefreshError = true;
       if (error instanceof ApiError && error.code === 'run_not_found') {
         stop();
         status.textContent = STATUS_TEXT.ended;
@@ -92,6 +99,7 @@ export function runPageView(runId: string): View {
         return;
       }
       errors.clear();
+      showsRefreshError = false;
       try {
         // The answer is the run after the cancel (canceling, or canceled before dispatch).
         const res = await call<Run>('POST', `/runs/${encodeURIComponent(runId)}:cancel`, { headers: etag ? { 'if-match': etag } : {} });
@@ -99,6 +107,7 @@ export function runPageView(runId: string): View {
         scheduleRefresh(1000);
       } catch (error) {
         errors.show(error, 'Cancel failed');
+        showsRefreshError = false;
         if (error instanceof ApiError && error.code === 'version_conflict') {
           scheduleRefresh(0);
         }
