@@ -87,5 +87,9 @@ describe('human output shows control characters instead of passing them to the t
     expect(shellWord('abc;curl x|sh')).toBe("'abc;curl x|sh'");
     expect(shellWord("it's $(id)")).toBe(`'it'\\''s $(id)'`);
     expect(shellWord(`a${OSC52}`)).toBe("'a\\x1b]52;c;ZWNobyBwd25lZA==\\x07'");
+    // A word a shell would expand: bash's ~root and ~+, zsh's =ls.
+    expect(shellWord('~root')).toBe("'~root'");
+    expect(shellWord('~+')).toBe("'~+'");
+    expect(shellWord('=ls')).toBe("'=ls'");
   });
 });
