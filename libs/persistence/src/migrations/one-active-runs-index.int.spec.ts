@@ -20,11 +20,18 @@ describe('migration 1763700000009: one index of unfinished runs by update, not t
     await env.cleanup();
   });
 
-  it('leaves runs one index on (updated_at) of its unfinished runs, and every other index as it was', async () => {
-    const indexes: { indexname: string; indexdef: string }[] = await db.query(
-      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs' ORDER BY indexname`,
+  // The definitions are read only for this schema's runs table, never inside a WHERE over pg_indexes: the planner
+  // may then call pg_get_indexdef on other test runs' indexes while their schemas are dropped ("cache lookup failed").
+  const runsIndexes = async (): Promise<{ indexname: string; indexdef: string }[]> =>
+    db.query(
+      `WITH own AS MATERIALIZED (SELECT indexrelid FROM pg_index WHERE indrelid = to_regclass(format('%I.runs', $1::text)))
+       SELECT c.relname AS indexname, pg_get_indexdef(own.indexrelid) AS indexdef
+         FROM own JOIN pg_class c ON c.oid = own.indexrelid ORDER BY c.relname`,
       [env.schema],
     );
+
+  it('leaves runs one index on (updated_at) of its unfinished runs, and every other index as it was', async () => {
+    const indexes = await runsIndexes();
     expect(indexes.filter((i) => i.indexdef.endsWith('(updated_at) WHERE (NOT terminal)')).map((i) => i.indexname)).toEqual([
       'runs_active',
     ]);
@@ -41,12 +48,7 @@ describe('migration 1763700000009: one index of unfinished runs by update, not t
   it('runs outside a transaction (CONCURRENTLY, so writes to runs go on meanwhile), and down brings the copy back', async () => {
     const runner = db.createQueryRunner();
     const activeIndexes = async (): Promise<string[]> =>
-      (
-        (await db.query(
-          `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'runs' AND indexdef LIKE '%(updated_at) WHERE (NOT terminal)' ORDER BY indexname`,
-          [env.schema],
-        )) as { indexname: string }[]
-      ).map((i) => i.indexname);
+      (await runsIndexes()).filter((i) => i.indexdef.endsWith('(updated_at) WHERE (NOT terminal)')).map((i) => i.indexname);
     try {
       await runner.query(`SET search_path TO "${env.schema}"`);
       const migration = new OneActiveRunsIndex1763700000009();
