@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
+import { settlesWithin } from '@wrs/testing';
 import { closeServer, trackConnections } from './server-close';
 
 /** A server that answers after `delayMs`, its connections tracked as the edge guard tracks them. */
@@ -31,14 +32,11 @@ async function rawConnection(server: Server, text = ''): Promise<{ socket: Socke
 }
 
 /** 'closed' if `closing` settles within `ms`, else 'still waiting'. */
-async function within(closing: Promise<unknown>, ms: number): Promise<'closed' | 'still waiting'> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<'still waiting'>((resolve) => (timer = setTimeout(() => resolve('still waiting'), ms)));
-  try {
-    return await Promise.race([closing.then(() => 'closed' as const), waited]);
-  } finally {
-    clearTimeout(timer);
-  }
+function within(closing: Promise<unknown>, ms: number): Promise<'closed' | 'still waiting'> {
+  return settlesWithin(
+    ms,
+    closing.then(() => 'closed' as const),
+  );
 }
 
 describe('closeServer, over real sockets', () => {

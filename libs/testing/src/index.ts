@@ -5,6 +5,7 @@ export * from './contract-validator';
 export * from './contract-client';
 export * from './test-tokens';
 export * from './eventually';
+export * from './settles-within';
 export * from './patience';
 export * from './sse-reader';
 export * from './express-routes';

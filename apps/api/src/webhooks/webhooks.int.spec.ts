@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDevCredentialKeys, openSecret, readPrivateKeks, type SealedSecret } from '@wrs/credentials';
 import { migrate, openDatabase } from '@wrs/persistence';
-import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import { isolatedEnvironment, settlesWithin, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { startApi, type InProcessApi } from '../in-process-api.testing';
 
@@ -199,13 +199,8 @@ describe('webhooks API', () => {
     await sender.startTransaction();
     try {
       await sender.query(`SELECT id FROM webhook_deliveries WHERE id = 'msg_in_flight' FOR UPDATE`);
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<'still waiting'>((resolve) => {
-        timer = setTimeout(() => resolve('still waiting'), 3_000);
-      });
       const deleted = call('DELETE /webhooks/{webhookId}', `/webhooks/${hook.id}`).then((res) => res.status);
-      expect(await Promise.race([deleted, waited])).toBe(204);
-      clearTimeout(timer);
+      expect(await settlesWithin(3_000, deleted)).toBe(204);
       expect((await call('GET /webhooks/{webhookId}', `/webhooks/${hook.id}`)).status).toBe(404);
       const left = (await db.query('SELECT id FROM webhook_deliveries WHERE webhook_id = $1', [hook.id])) as { id: string }[];
       expect(left.map((r) => r.id)).toEqual(['msg_in_flight']);

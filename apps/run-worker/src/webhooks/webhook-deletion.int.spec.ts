@@ -1,22 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { migrate, openDatabase, Webhooks } from '@wrs/persistence';
-import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import { isolatedEnvironment, settlesWithin, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { DeliveryRetention } from './delivery-retention';
 import { DeliveryStore } from './delivery-store';
-
-/** Settles within `ms`, or answers 'still waiting' (a statement stuck behind a lock). */
-async function within<T>(ms: number, work: Promise<T>): Promise<T | 'still waiting'> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<'still waiting'>((resolve) => {
-    timer = setTimeout(() => resolve('still waiting'), ms);
-  });
-  try {
-    return await Promise.race([work, waited]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Deleting an endpoint while a sender holds one of its deliveries for an attempt: the delete does not
@@ -51,9 +38,9 @@ describe('deleting a webhook endpoint with an attempt in flight, against real Po
     const claim = await store.claim();
     expect(claim?.delivery.id).toBe('msg_deleted');
 
-    expect(await within(3_000, webhooks.remove('ws-delete', id))).toBe(true);
+    expect(await settlesWithin(3_000, webhooks.remove('ws-delete', id))).toBe(true);
     // Nor does the retention job wait for the attempt, or take the delivery from under it.
-    expect(await within(3_000, retention.prune())).toBe(0);
+    expect(await settlesWithin(3_000, retention.prune())).toBe(0);
 
     await claim!.settle({ status: 'pending', responseStatus: 500, error: 'status', retryInMs: 0 });
     expect(await store.claim()).toBeNull();
