@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
 import type { Page } from 'playwright-core';
 import {
+  fulfillDependencyUnavailable,
   listedRuns,
   openConsoleBrowser,
   optionValues,
@@ -248,19 +249,7 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
       runUrl,
       async (route) => {
         failed++;
-        const requestId = randomUUID();
-        await route.fulfill({
-          status: 503,
-          headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'retry-after': '1' },
-          body: JSON.stringify({
-            type: 'urn:workload-run-service:problem:dependency_unavailable',
-            title: 'Service Unavailable',
-            status: 503,
-            code: 'dependency_unavailable',
-            requestId,
-            retryable: true,
-          }),
-        });
+        await fulfillDependencyUnavailable(route);
       },
       { times: 1 },
     );

@@ -11,6 +11,7 @@ import {
   watchApiAnswers,
   type BrowserAnswers,
 } from '@wrs/testing';
+import { fulfillDependencyUnavailable } from './console/console-browser';
 import { startStack, type StackFixture } from './stack-fixture';
 
 const ARTIFACTS = join(__dirname, '..', '..', '..', 'test-artifacts', 'console');
@@ -408,19 +409,7 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
         return;
       }
       deletes.push(route.request().url());
-      const requestId = randomUUID();
-      await route.fulfill({
-        status: 503,
-        headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'retry-after': '1' },
-        body: JSON.stringify({
-          type: 'urn:workload-run-service:problem:dependency_unavailable',
-          title: 'Service Unavailable',
-          status: 503,
-          code: 'dependency_unavailable',
-          requestId,
-          retryable: true,
-        }),
-      });
+      await fulfillDependencyUnavailable(route);
     });
     try {
       await page.getByRole('button', { name: 'Sign out' }).click();

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { CHROMIUM, watchApiAnswers, type BrowserAnswers } from '@wrs/testing';
 
 export const DESKTOP = { width: 1280, height: 900 };
@@ -81,4 +82,21 @@ export async function verticalBox(page: Page, selector: string): Promise<{ top: 
     throw new Error(`${selector} is not shown`);
   }
   return { top: found.y, bottom: found.y + found.height };
+}
+
+/** Answers a routed request as the edge does when a dependency is down: 503 `dependency_unavailable`, retryable. */
+export async function fulfillDependencyUnavailable(route: Route): Promise<void> {
+  const requestId = randomUUID();
+  await route.fulfill({
+    status: 503,
+    headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'retry-after': '1' },
+    body: JSON.stringify({
+      type: 'urn:workload-run-service:problem:dependency_unavailable',
+      title: 'Service Unavailable',
+      status: 503,
+      code: 'dependency_unavailable',
+      requestId,
+      retryable: true,
+    }),
+  });
 }
