@@ -18,6 +18,15 @@ describe('human output shows control characters instead of passing them to the t
     expect(visible('a\tb  ünïcødé → ok')).toBe('a\tb  ünïcødé → ok');
   });
 
+  it('writes out Unicode bidirectional controls, which reorder what a terminal shows (Trojan Source), as \\u202e', () => {
+    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+    expect(visible(`ok${bidi}.`)).toBe('ok\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c.');
+    // Shown as "access granted" on a terminal, though the line holds "detnarg".
+    expect(visible('access \u202edetnarg\u202c')).toBe('access \\u202edetnarg\\u202c');
+    // Letters of right-to-left scripts are text, not controls.
+    expect(visible('שלום مرحبا')).toBe('שלום مرحبا');
+  });
+
   it("in a run's command and failure, and in waiting, refusal and failure events", () => {
     const run = {
       id: 'r',
@@ -39,6 +48,7 @@ describe('human output shows control characters instead of passing them to the t
     expect(lines).toContain("  command    /bin/sh -c printf '\\x1b]52;c;ZWNobyBwd25lZA==\\x07'");
     expect(lines).toContain('  failure    provider_error: boom\\r\\x1b[2Kall fine');
     expect(lines.join('')).not.toMatch(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/);
+    expect(runLines({ ...run, workload: { image: 'busybox\u202e' } } as Run)).toContain('  image      busybox\\u202e');
 
     const event = (type: string, data: object) => ({ type, runId: 'r', workspaceId: 'ws', time: at, data }) as unknown as RunEvent;
     expect(describeEvent(event('run.waiting', { at, reason: 'capacity', message: `full${OSC52}` }))).toBe(
@@ -51,6 +61,9 @@ describe('human output shows control characters instead of passing them to the t
     ).toBe('queued again: p/r refused it (c: no\\nrunning: fake)');
     expect(describeEvent(event('run.failed', { at, exitCode: null, failure: { code: 'provider_error', message: '\x9b2J' } }))).toBe(
       'failed: provider_error: \\x9b2J',
+    );
+    expect(describeEvent(event('run.waiting', { at, reason: 'capacity', message: 'full \u2067x\u2069' }))).toBe(
+      'waiting (capacity): full \\u2067x\\u2069',
     );
   });
 
