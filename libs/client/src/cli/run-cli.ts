@@ -13,8 +13,16 @@ import { errorJson, errorLine } from './render';
 import { loadSettings, type CliSettings } from './settings';
 import { visible } from './visible';
 
-/** Runs one `wrs` command and returns its exit code; every failure is printed (with its request id). */
-export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
+/** Where a line goes when `io.err` itself failed: straight to the process's stderr. */
+export type LastResort = (line: string) => void;
+
+const STDERR: LastResort = (line) => process.stderr.write(`${line}\n`);
+
+/**
+ * Runs one `wrs` command and returns its exit code; every failure is printed (with its request id). When
+ * printing one fails, that failure goes to `lastResort` instead, cleared of whichever token was loaded.
+ */
+export async function runCli(argv: string[], io: CliIo, lastResort: LastResort = STDERR): Promise<ExitCode> {
   let json = argv.includes('--json');
   // Known early, so even an error of reading the config file is cleared of the environment's token.
   let token = io.env['WRS_TOKEN'];
@@ -32,31 +40,42 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     }
     return await dispatch(invocation, settings, io);
   } catch (error) {
-    // The client never puts the token in a message; this holds even if something it calls does.
-    io.err(redactSecret(json ? errorJson(error) : errorLine(error), token));
-    if (error instanceof UsageError || error instanceof WrsConfigurationError) {
-      if (!json && error instanceof UsageError) {
-        io.err('run `wrs --help` for usage');
-      }
-      return EXIT.usage;
+    try {
+      return reportFailure(error, json, token, io);
+    } catch (unprinted) {
+      // Here, not in main: only runCli knows the token it loaded (WRS_TOKEN or the config file's).
+      lastResort(unexpectedErrorLine(unprinted, token));
+      return EXIT.unexpected;
     }
-    if (error instanceof WrsApiError || error instanceof WrsContractMismatchError) {
-      return EXIT.apiError;
-    }
-    if (error instanceof WrsNetworkError) {
-      return EXIT.networkError;
-    }
-    // Printed above, escaped and cleared of the token: returned rather than thrown, so main prints it no second time.
-    if (!json) {
-      io.err('wrs: unexpected error (a bug in wrs, or an answer it cannot read)');
-    }
-    return EXIT.unexpected;
   }
 }
 
+/** Prints a failure (escaped, cleared of the token) and returns the exit code it calls for. */
+function reportFailure(error: unknown, json: boolean, token: string | undefined, io: CliIo): ExitCode {
+  // The client never puts the token in a message; this holds even if something it calls does.
+  io.err(redactSecret(json ? errorJson(error) : errorLine(error), token));
+  if (error instanceof UsageError || error instanceof WrsConfigurationError) {
+    if (!json && error instanceof UsageError) {
+      io.err('run `wrs --help` for usage');
+    }
+    return EXIT.usage;
+  }
+  if (error instanceof WrsApiError || error instanceof WrsContractMismatchError) {
+    return EXIT.apiError;
+  }
+  if (error instanceof WrsNetworkError) {
+    return EXIT.networkError;
+  }
+  // Printed above, escaped and cleared of the token: returned rather than thrown, so it is printed no second time.
+  if (!json) {
+    io.err('wrs: unexpected error (a bug in wrs, or an answer it cannot read)');
+  }
+  return EXIT.unexpected;
+}
+
 /**
- * main's line for a failure runCli did not report itself (printing failed): escaped and cleared of the
- * environment's token too, as the message may quote a server's bytes (a stream a relay broke).
+ * The last resort's line for a failure to print: escaped and cleared of the token too, as the message
+ * may quote a server's bytes (a stream a relay broke).
  */
 export function unexpectedErrorLine(error: unknown, token: string | undefined): string {
   return visible(redactSecret(`wrs: unexpected error: ${error instanceof Error ? error.message : String(error)}`, token));

@@ -128,4 +128,26 @@ describe('wrs and a token that cannot travel, or that an answer quotes', () => {
     expectNoToken(human, `${HEAD}.${TAIL}`);
     expectNoToken(json, `${HEAD}.${TAIL}`);
   });
+
+  it("printing the error fails: the last resort's line is cleared of the config file's token too, exit 70", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wrs-config-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ baseUrl: base, token: `${HEAD}.${TAIL}` }));
+    chmodSync(file, 0o600);
+    const lastResort: string[] = [];
+    const io: CliIo = {
+      env: { WRS_CONFIG: file },
+      home: dir,
+      interactive: false,
+      out: () => undefined,
+      // A stderr that fails, with a message quoting the token (as the 401 answer did).
+      err: () => {
+        throw new Error(`cannot write the line for Bearer ${HEAD}.${TAIL}`);
+      },
+      status: () => undefined,
+      now: () => Date.now(),
+    };
+    expect(await runCli(['runs', 'get', RUN], io, (line) => lastResort.push(line))).toBe(EXIT.unexpected);
+    expect(lastResort).toEqual(['wrs: unexpected error: cannot write the line for Bearer [redacted]']);
+  });
 });

@@ -87,7 +87,7 @@ describe('human output shows control characters instead of passing them to the t
     ]);
   });
 
-  it("in main's line for an error runCli could not print: written out and cleared of the token", () => {
+  it("in the last resort's line for an error runCli could not print: written out and cleared of the token", () => {
     const quoted = new SyntaxError(`Unexpected token 'Z', "Zk3x9QpLw\x1b"... is not valid JSON ${OSC52}`);
     expect(unexpectedErrorLine(quoted, 'Zk3x9QpLw')).toBe(
       `wrs: unexpected error: Unexpected token 'Z', "[redacted]\\x1b"... is not valid JSON \\x1b]52;c;ZWNobyBwd25lZA==\\x07`,
