@@ -2,9 +2,10 @@ import type { WrsClient } from '../../client';
 import type { ApiResult, CreateRunRequest, ListRunsFilter, Run, RunState, Workload } from '../../types';
 import type { Invocation } from '../arguments';
 import { EXIT, UsageError, type ExitCode } from '../exit-codes';
+import { showEventsNow } from '../events-now';
 import { followAndShow } from '../follow-view';
 import type { CliIo } from '../io';
-import { itemJson, labelsText, runLines } from '../render';
+import { labelsText, runLines } from '../render';
 import { shellWord } from '../shell-word';
 import { visible } from '../visible';
 
@@ -174,7 +175,7 @@ function isFiltered(query: ListRunsFilter): boolean {
 
 /**
  * `wrs runs events`: with --follow, until the run ends (exit code by how it ended); without, the events
- * the run's current state reflects (up to its `version`), then stop.
+ * the run has when it is read (its log lines too), then stop.
  */
 export async function runEventsCommand(client: WrsClient, io: CliIo, invocation: Invocation): Promise<ExitCode> {
   const runId = invocation.operand!;
@@ -185,26 +186,5 @@ export async function runEventsCommand(client: WrsClient, io: CliIo, invocation:
       workloadExitCode: invocation.options['workload-exit-code'],
     });
   }
-  const run = (await client.getRun(runId)).value;
-  if (run.version === 0) {
-    return EXIT.ok;
-  }
-  for await (const item of client.follow(runId, invocation.options.after ? { lastEventId: invocation.options.after } : {})) {
-    if (json) {
-      io.out(itemJson(item));
-    } else {
-      // JSON.stringify writes out C0 controls but not C1 ones (a CSI is one byte there).
-      io.out(
-        visible(
-          item.kind === 'event'
-            ? `${item.id}  ${item.event.type}  ${JSON.stringify(item.event.data)}`
-            : `${item.id}  reset  ${JSON.stringify(item.reset.data)}`,
-        ),
-      );
-    }
-    if (Number(item.id) >= run.version) {
-      break;
-    }
-  }
-  return EXIT.ok;
+  return showEventsNow(client, io, runId, json, invocation.options.after);
 }
