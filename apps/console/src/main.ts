@@ -1,4 +1,4 @@
-import { whenSessionEnds } from './api';
+import { setCsrfToken, whenSessionEnds } from './api';
 import { fill, h } from './dom';
 import { layout } from './layout';
 import { currentSession, signOut } from './session';
@@ -68,6 +68,16 @@ function navigate(path: string, options: { replace?: boolean; state?: unknown } 
   route();
 }
 
+/**
+ * No session any more (signed out, ended by the server, or none at load): forget what the last one left in
+ * this browser. It may be shared: the next person does not get this user's image (maybe a private registry's).
+ */
+function forgetSession(): void {
+  session = null;
+  setCsrfToken(null);
+  forgetLastImage();
+}
+
 function signedIn(next: Session): void {
   session = next;
   route();
@@ -82,9 +92,7 @@ async function end(): Promise<void> {
     signOutErrors.show(error, 'Sign-out failed; you are still signed in');
     return;
   }
-  // The browser may be shared: the next person does not get this user's image (maybe a private registry's).
-  forgetLastImage();
-  session = null;
+  forgetSession();
   route(true, 'You are signed out.');
 }
 
@@ -102,14 +110,19 @@ document.addEventListener('click', (event) => {
 window.addEventListener('popstate', () => route());
 whenSessionEnds(() => {
   if (session) {
-    session = null;
+    forgetSession();
     route(true, 'Your session has ended; sign in again.');
   }
 });
 
 currentSession()
   .then((found) => {
-    session = found;
+    if (found) {
+      session = found;
+    } else {
+      // Ended while no page was open (expired, say): the image was not forgotten then.
+      forgetSession();
+    }
     route(false);
   })
   .catch((error: unknown) => {

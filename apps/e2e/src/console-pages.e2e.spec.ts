@@ -267,6 +267,46 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     await page.getByRole('alert').locator('[data-error-code="run_not_found"]').waitFor();
   });
 
+  it("keeps a failed cancel's error through a failed refresh and the successful one after it", async () => {
+    const running = await createViaApi({ SIM_DURATION_MS: '120000' });
+    const cancelUrl = `**/api/v1/runs/${running}:cancel`;
+    const runUrl = `**/api/v1/runs/${running}`;
+    await page.goto(`${origin}/console/runs/${running}`);
+    await page.locator('.details [data-state="running"]').waitFor({ timeout: 20_000 });
+    const cancelError = page.getByRole('alert').filter({ hasText: 'Cancel failed' });
+    await page.route(cancelUrl, fulfillDependencyUnavailable, { times: 1 });
+    try {
+      await page.getByRole('button', { name: 'Cancel run…' }).click();
+      await page.getByRole('dialog', { name: 'Cancel this run?' }).getByRole('button', { name: 'Cancel run' }).click();
+      await cancelError.locator('[data-error-code="dependency_unavailable"]').waitFor();
+    } finally {
+      await page.unroute(cancelUrl);
+    }
+    const requestId = await cancelError.locator('[data-request-id]').getAttribute('data-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+
+    // The next refresh (every 3 s) fails; the one after it gets through and clears only its own error.
+    let failed = 0;
+    await page.route(
+      runUrl,
+      async (route) => {
+        failed++;
+        await fulfillDependencyUnavailable(route);
+      },
+      { times: 1 },
+    );
+    try {
+      const loadError = page.getByRole('alert').filter({ hasText: 'Could not load the run' });
+      await loadError.waitFor({ timeout: 10_000 });
+      await loadError.waitFor({ state: 'hidden', timeout: 10_000 });
+    } finally {
+      await page.unroute(runUrl);
+    }
+    expect(failed).toBe(1);
+    expect(await cancelError.locator('[data-request-id]').getAttribute('data-request-id', { timeout: 1000 })).toBe(requestId);
+    expect(await page.locator('.details [data-state="running"]').count()).toBe(1);
+  });
+
   it('got from the API only answers the contract allows, and no page error', async () => {
     const answers = await b?.answers.settled();
     expect(answers?.violations).toEqual([]);

@@ -8,6 +8,8 @@ import {
   chromiumMissing,
   contractValidator,
   describeNeeding,
+  patience,
+  testToken,
   watchApiAnswers,
   type BrowserAnswers,
 } from '@wrs/testing';
@@ -112,11 +114,31 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
     await missing.text();
   });
 
+  it('says a pasted token that no token can be (a line break inside, a NUL, a non-Latin-1 character) is malformed, and sends nothing', async () => {
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const field = page.getByLabel('Access token');
+    // The field turns a line break into a space (the server would answer 401); fetch throws on the others.
+    for (const pasted of [`${token.slice(0, 30)}\n${token.slice(30)}`, `${token.slice(0, 30)}\u0000${token.slice(30)}`, `${token}\u2026`]) {
+      requests.length = 0;
+      await field.fill(pasted);
+      await page.keyboard.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'The token is malformed' }).waitFor({ timeout: 5000 });
+      expect(requests).toEqual([]);
+      // Not "could not reach the service", and the token is not shown back.
+      expect(await page.locator('[data-error-code]').count()).toBe(0);
+      expect(await field.inputValue()).toBe('');
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.content()).not.toContain(token.slice(30));
+    }
+  });
+
   it('signs in with the token once, by keyboard; the token is then nowhere in the page, its URL or storage', async () => {
     await page.goto(`${origin}/console/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByLabel('Access token').focus();
-    await page.keyboard.insertText(token);
+    // Pasted with the whitespace a copy often brings (a trailing newline): trimmed.
+    await page.keyboard.insertText(` ${token}\n`);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
     expect(await page.locator('[data-workspace]').textContent()).toBe('ws-console');
@@ -447,6 +469,45 @@ describeNeeding(chromiumMissing())('the web console in headless Chromium', () =>
     // In the page, so the answer is checked by watchApiAnswers.
     const after = await page.evaluate(async () => (await fetch('/api/v1/runs')).status);
     expect(after).toBe(401);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('forgets the remembered image when the session ends by itself: on the open page, or found gone at the next load', async () => {
+    const rememberAnImage = async (signInWith: string): Promise<void> => {
+      await page.goto(`${origin}/console/`);
+      await page.getByLabel('Access token').fill(signInWith);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Runs' }).waitFor();
+      await page.getByRole('link', { name: 'New run' }).first().click();
+      await page.getByLabel('Image').fill('busybox');
+      await page.getByLabel(/^Environment/).fill('SIM_DURATION_MS=120000');
+      await page.getByRole('button', { name: 'Create run' }).click();
+      await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
+      await page.locator('.details [data-state]').waitFor();
+      expect(await page.evaluate<string[]>('Object.keys(localStorage)')).toEqual(['wrs.console.lastImage']);
+    };
+
+    // A session ends at its token's expiry: a token that expires soon, after the time to create a run.
+    // The run page stays open; its next refresh after the expiry is a 401 and the sign-in form is back.
+    const ttlSeconds = Math.round(patience(6000) / 1000);
+    const shortLived = testToken(f.signingKey, 'ws-console', { ttlSeconds });
+    const expiresAt = Date.now() + ttlSeconds * 1000;
+    await rememberAnImage(shortLived);
+    await page.getByText('Your session has ended; sign in again.').waitFor({ timeout: expiresAt - Date.now() + patience(10_000) });
+    expect(await page.evaluate('[localStorage.length, sessionStorage.length]')).toEqual([0, 0]);
+
+    // Ended while no page was open: the browser dropped the cookie (as it does at its Max-Age, the
+    // session's expiry), and the next load finds no session, as the next person to sign in would.
+    await rememberAnImage(token);
+    await page.goto('about:blank');
+    await context.clearCookies();
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate('[localStorage.length, sessionStorage.length]')).toEqual([0, 0]);
+
+    // startStack checks its own tokens against the services' logs; this one is checked here.
+    expect(f.logs.filter((line) => line.includes(shortLived.split('.')[2] ?? shortLived))).toEqual([]);
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
   });

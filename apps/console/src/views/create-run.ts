@@ -158,7 +158,7 @@ function lastImage(): string {
   }
 }
 
-/** Sign-out: the image is shared by every user and workspace of this browser, and may name a private registry. */
+/** When the session ends: the image is shared by every user and workspace of this browser, and may name a private registry. */
 export function forgetLastImage(): void {
   try {
     localStorage.removeItem(LAST_IMAGE_KEY);

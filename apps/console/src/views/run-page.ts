@@ -20,7 +20,10 @@ const STATUS_TEXT: Record<StreamStatus, string> = {
  * The state is refetched after each state event and every few seconds, since the projection can lag.
  */
 export function runPageView(runId: string): View {
-  const errors = errorBox();
+  // Two boxes, so each error is cleared by what ends it: a refresh's by the next refresh that gets through,
+  // a cancel's only by the next cancel.
+  const loadErrors = errorBox();
+  const cancelErrors = errorBox();
   const details = h('div', { class: 'details', 'aria-live': 'polite', 'aria-busy': 'true' });
   const timing = h('div', { class: 'timing-slot' });
   const where = h('div', { class: 'placement-slot' });
@@ -55,7 +58,6 @@ export function runPageView(runId: string): View {
     cancel.hidden = run.terminal || run.state === 'canceling';
   };
 
-  let showsRefreshError = false;
   const refresh = async (): Promise<void> => {
     try {
       const res = await call<Run>('GET', `/runs/${encodeURIComponent(runId)}`);
@@ -65,14 +67,9 @@ export function runPageView(runId: string): View {
       }
       etag = res.headers.get('etag');
       show(res.body);
-      // A failure an earlier refresh showed is over (a cancel's stays until the next cancel).
-      if (showsRefreshError) {
-        errors.clear();
-        showsRefreshError = false;
-      }
+      loadErrors.clear();
     } catch (error) {
-      errors.show(error, 'Could not load the run');
-      showsRefreshError = true;
+      loadErrors.show(error, 'Could not load the run');
       if (error instanceof ApiError && error.code === 'run_not_found') {
         stop();
         status.textContent = STATUS_TEXT.ended;
@@ -98,16 +95,14 @@ export function runPageView(runId: string): View {
         cancel.focus();
         return;
       }
-      errors.clear();
-      showsRefreshError = false;
+      cancelErrors.clear();
       try {
         // The answer is the run after the cancel (canceling, or canceled before dispatch).
         const res = await call<Run>('POST', `/runs/${encodeURIComponent(runId)}:cancel`, { headers: etag ? { 'if-match': etag } : {} });
         show(res.body);
         scheduleRefresh(1000);
       } catch (error) {
-        errors.show(error, 'Cancel failed');
-        showsRefreshError = false;
+        cancelErrors.show(error, 'Cancel failed');
         if (error instanceof ApiError && error.code === 'version_conflict') {
           scheduleRefresh(0);
         }
@@ -141,7 +136,8 @@ export function runPageView(runId: string): View {
     h('p', {}, h('a', { href: '/console/', 'data-route': '' }, '← All runs')),
     h('div', { class: 'title-row' }, h('h1', { id: 'page-title', tabindex: '-1' }, 'Run ', h('code', {}, shortId(runId))), cancel),
     h('p', { class: 'help' }, h('code', {}, runId)),
-    errors.element,
+    cancelErrors.element,
+    loadErrors.element,
     h(
       'div',
       { class: 'run-layout' },

@@ -1,8 +1,11 @@
+import { asBearerToken } from '../bearer-token';
 import { h } from '../dom';
 import { signIn } from '../session';
 import type { Session } from '@wrs/contracts/types';
 import { errorBox } from './error-box';
 import type { View } from './view';
+
+const MALFORMED = 'The token is malformed: it has spaces, line breaks or characters no token has. Paste the whole token again.';
 
 /**
  * The token is exchanged once for the session cookie and dropped: the field is cleared and the value never
@@ -17,8 +20,10 @@ export function signInView(onSignedIn: (session: Session) => void, notice?: stri
     autocomplete: 'off',
     spellcheck: 'false',
     required: true,
-    'aria-describedby': 'token-help',
+    'aria-describedby': 'token-help token-error',
   });
+  // Said by the form itself, with no request: never the token, which the field no longer holds either.
+  const tokenError = h('p', { id: 'token-error', class: 'field-error', role: 'alert', hidden: true });
   const button = h('button', { type: 'submit' }, 'Sign in');
   const form = h(
     'form',
@@ -32,14 +37,24 @@ export function signInView(onSignedIn: (session: Session) => void, notice?: stri
       h('code', {}, 'npm run token -- --workspace demo'),
       '). It is exchanged once for a session cookie and not kept.',
     ),
+    tokenError,
     button,
     errors.element,
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const token = input.value.trim();
+    const token = asBearerToken(input.value);
     input.value = '';
     errors.clear();
+    if (!token) {
+      tokenError.textContent = MALFORMED;
+      tokenError.hidden = false;
+      input.setAttribute('aria-invalid', 'true');
+      input.focus();
+      return;
+    }
+    tokenError.hidden = true;
+    input.removeAttribute('aria-invalid');
     button.disabled = true;
     signIn(token)
       .then(onSignedIn)
