@@ -1,8 +1,10 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { DependencyError } from './dependency-error';
+import { skipErrorOnSettledRequests } from './settled-request-cancel';
 
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+  skipErrorOnSettledRequests();
   try {
     return await connect({
       servers: url,
