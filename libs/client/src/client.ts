@@ -1,7 +1,7 @@
 import { resultOf } from './api-result';
 import { SYSTEM_CLOCK } from './clock';
 import { WrsContractMismatchError } from './errors';
-import { followRun, type FollowItem, type FollowOptions } from './follow';
+import { followRun, type FollowOptions, type FollowYield } from './follow';
 import { PINNED_CONTRACT_VERSION } from './generated/contract-version';
 import { DEFAULT_RETRY_POLICY } from './retry-policy';
 import { Transport, type TransportOptions } from './transport';
@@ -144,8 +144,14 @@ export class WrsClient {
     );
   }
 
-  /** The run's events until its terminal event, resuming across dropped connections (see followRun). */
-  follow(runId: string, options: FollowOptions = {}): AsyncGenerator<FollowItem> {
+  /**
+   * The run's events until its terminal event, resuming across dropped connections (see followRun).
+   * With `reportSkipped: true` it also yields `skipped` items (events of types this client does not know).
+   */
+  follow<ReportSkipped extends boolean = false>(
+    runId: string,
+    options: FollowOptions & { readonly reportSkipped?: ReportSkipped } = {},
+  ): AsyncGenerator<FollowYield<ReportSkipped>> {
     return followRun(
       {
         transport: this.transport,

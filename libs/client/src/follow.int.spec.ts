@@ -82,6 +82,27 @@ describe('follow(): resuming an event stream', () => {
     }
   });
 
+  it('an event type this client does not know: dropped, or with reportSkipped handed on as a skipped item with its id', async () => {
+    const body = `${event(3, 'run.started')}${event(4, 'run.progress', { percent: 50 })}${event(5, 'run.succeeded', { exitCode: 0 })}`;
+    const server = await sseServer([(res) => void stream(res).end(body), (res) => void stream(res).end(body)]);
+    const clock = recordingClock();
+    const transport = new Transport({ baseUrl: server.url, token: 't', clock });
+    const context = { transport, clock, random: () => 0, policy: DEFAULT_RETRY_POLICY };
+    const kinds = async (reportSkipped: boolean): Promise<string[]> => {
+      const seen: string[] = [];
+      for await (const item of followRun(context, RUN, { reportSkipped })) {
+        seen.push(`${item.id} ${item.kind === 'event' ? item.event.type : item.kind === 'skipped' ? `skipped ${item.type}` : 'reset'}`);
+      }
+      return seen;
+    };
+    try {
+      expect(await kinds(false)).toEqual(['3 run.started', '5 run.succeeded']);
+      expect(await kinds(true)).toEqual(['3 run.started', '4 skipped run.progress', '5 run.succeeded']);
+    } finally {
+      server.close();
+    }
+  });
+
   it('a stream that goes quiet past the idle time-out is cut and resumed', async () => {
     const server = await sseServer([
       (res) => void stream(res).write(event(5, 'run.started')),

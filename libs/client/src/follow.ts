@@ -12,12 +12,26 @@ export type FollowItem =
   /** Events after the id asked for were removed (retention): here is where the run stands now. */
   | { readonly kind: 'reset'; readonly id: string; readonly reset: RunReset };
 
+/**
+ * An event of a type this client does not know (the contract lets a server add event types), yielded
+ * only with `reportSkipped: true`: its `id` says how far the stream has come. Otherwise such events are
+ * dropped without a trace.
+ */
+export interface SkippedItem {
+  readonly kind: 'skipped';
+  readonly id: string;
+  /** The `event:` name the server sent, as it is (a server's text). */
+  readonly type: string;
+}
+
 export interface FollowOptions {
   /** Start after this event id (a resume); from the first event when absent. */
   readonly lastEventId?: string;
   readonly signal?: AbortSignal;
   /** No byte for this long (the server sends a heartbeat every 15 s) counts as a dropped connection. */
   readonly idleTimeoutMs?: number;
+  /** Also yield a `skipped` item for each event of a type this client does not know (see SkippedItem). */
+  readonly reportSkipped?: boolean;
 }
 
 export interface FollowContext {
@@ -36,12 +50,24 @@ const DEFAULT_RECONNECT_MS = 1000;
  */
 const LIVED_LONG_MS = 60_000;
 
+/** What following yields: `skipped` items only when asked for (`reportSkipped: true`, or a boolean). */
+export type FollowYield<ReportSkipped extends boolean> = FollowItem | (true extends ReportSkipped ? SkippedItem : never);
+
 /**
  * A run's events, each once and in order, until its terminal event: when the connection drops it
  * reconnects (after the server's `retry:` time, backing off while nothing gets through) with
  * Last-Event-ID, so nothing is missed or repeated; a 204 means the run had already ended.
  */
-export async function* followRun(context: FollowContext, runId: string, options: FollowOptions = {}): AsyncGenerator<FollowItem> {
+export function followRun<ReportSkipped extends boolean = false>(
+  context: FollowContext,
+  runId: string,
+  options: FollowOptions & { readonly reportSkipped?: ReportSkipped } = {},
+): AsyncGenerator<FollowYield<ReportSkipped>> {
+  // Sound: a skipped item is yielded only with reportSkipped, which makes ReportSkipped true (or boolean).
+  return followAll(context, runId, options) as AsyncGenerator<FollowYield<ReportSkipped>>;
+}
+
+async function* followAll(context: FollowContext, runId: string, options: FollowOptions): AsyncGenerator<FollowItem | SkippedItem> {
   let lastEventId = options.lastEventId ?? '';
   let reconnectMs = DEFAULT_RECONNECT_MS;
   let fruitlessReconnects = 0;
@@ -70,7 +96,7 @@ export async function* followRun(context: FollowContext, runId: string, options:
     try {
       for await (const message of readMessages(answer.response, answer.abort!, parser, options.idleTimeoutMs ?? 45_000)) {
         lastEventId = message.lastEventId;
-        const item = toItem(message);
+        const item = toItem(message, options.reportSkipped === true);
         if (!item) {
           continue;
         }
@@ -128,13 +154,13 @@ async function* readMessages(
   }
 }
 
-function toItem(message: SseMessage): FollowItem | undefined {
+function toItem(message: SseMessage, reportSkipped: boolean): FollowItem | SkippedItem | undefined {
   if (message.event === 'reset') {
     return { kind: 'reset', id: message.lastEventId, reset: JSON.parse(message.data) as RunReset };
   }
   // An event type this client does not know is skipped: newer servers may add some.
   if (!KNOWN_EVENT_TYPES.has(message.event)) {
-    return undefined;
+    return reportSkipped ? { kind: 'skipped', id: message.lastEventId, type: message.event } : undefined;
   }
   return { kind: 'event', id: message.lastEventId, event: JSON.parse(message.data) as RunEvent };
 }

@@ -183,6 +183,24 @@ describe('runs events without --follow', () => {
     expect(await runsEvents(client, '--after', '9')).toEqual({ code: EXIT.ok, out: [] });
   });
 
+  it("its version an event type this client does not know (a newer server's): the events before it, then exit 0", async () => {
+    const progress: Recorded = { id: 4, type: 'run.progress', data: { at, percent: 50 } };
+    fake.run = { state: 'running', terminal: false, version: progress.id, logLines: 0 };
+    // The stream stays open and brings nothing more: only the skipped event says the version was reached.
+    fake.events = [CREATED, DISPATCHED, STARTED, progress];
+    expect(await runsEvents(client)).toEqual({ code: EXIT.ok, out: [CREATED, DISPATCHED, STARTED].map(line) });
+    expect(await runsEvents(client, '--after', '3')).toEqual({ code: EXIT.ok, out: [] });
+    expect(await runsEvents(client, '--json')).toMatchObject({ code: EXIT.ok, out: { length: 3 } });
+  });
+
+  it('an unknown event type past its version is no end: the log lines the run had after it are printed', async () => {
+    const progress: Recorded = { id: 4, type: 'run.progress', data: { at, percent: 50 } };
+    fake.run = { state: 'running', terminal: false, version: STARTED.id, logLines: 1 };
+    fake.events = [CREATED, DISPATCHED, STARTED, progress, log(5, 0, 'hello')];
+    fake.later = log(8, 1, 'printed after wrs read the run');
+    expect(await runsEvents(client, '--after', '3')).toEqual({ code: EXIT.ok, out: [line(log(5, 0, 'hello'))] });
+  });
+
   it('human output writes out bidirectional controls in a log line (--json keeps them, below)', async () => {
     fake.run = { state: 'running', terminal: false, version: STARTED.id, logLines: 1 };
     fake.events = [CREATED, DISPATCHED, STARTED, log(5, 0, 'access \u202edetnarg\u202c')];

@@ -1,5 +1,5 @@
 import type { WrsClient } from '../client';
-import type { FollowItem } from '../follow';
+import type { FollowItem, SkippedItem } from '../follow';
 import type { Run } from '../types';
 import { EXIT, type ExitCode } from './exit-codes';
 import type { CliIo } from './io';
@@ -23,12 +23,16 @@ export async function showEventsNow(client: WrsClient, io: CliIo, runId: string,
     return EXIT.ok;
   }
   // An --after that is no event id goes to the server as it is: its 400 is the answer, as with --follow.
-  for await (const item of client.follow(runId, after !== undefined && afterId === undefined ? { lastEventId: after } : {})) {
+  // Events of types this client does not know are reported too: the run's version may be one of them.
+  for await (const item of client.follow(runId, {
+    reportSkipped: true,
+    ...(after !== undefined && afterId === undefined ? { lastEventId: after } : {}),
+  })) {
     const seen = now.see(item);
     if (seen === 'newer') {
       break;
     }
-    if (seen === 'show') {
+    if (seen === 'show' && item.kind !== 'skipped') {
       io.out(json ? itemJson(item) : eventLine(item));
     }
     if (now.done) {
@@ -70,9 +74,18 @@ export class EventsNow {
     return this.nothingHeld || (this.versionPassed && this.lastLogIndex >= this.run.logLines - 1);
   }
 
-  /** `show` it, `skip` it (at or before --after), or stop at it: `newer` than the run as read. */
-  see(item: FollowItem): 'show' | 'skip' | 'newer' {
+  /**
+   * `show` it, `skip` it (at or before --after, or of a type this client does not know), or stop at it:
+   * `newer` than the run as read.
+   */
+  see(item: FollowItem | SkippedItem): 'show' | 'skip' | 'newer' {
     const id = Number(item.id);
+    if (item.kind === 'skipped') {
+      // Not shown; it may be the event at `version`. Whether it changed the run's state is unknown, so
+      // one past `version` is no sign of the end: a log line the run had may follow it.
+      this.versionPassed ||= id >= this.run.version;
+      return 'skip';
+    }
     if (item.kind === 'reset') {
       // Events were removed (retention): those up to its id, or all of them, and then the reset is all there is.
       this.nothingHeld = item.reset.data.firstAvailableId === null;

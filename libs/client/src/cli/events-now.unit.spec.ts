@@ -53,6 +53,19 @@ describe('the end of a run as read, in its event stream', () => {
     expect(gone.done).toBe(true);
   });
 
+  it('never shows an event of a type this client does not know, yet passes the version at it', () => {
+    const now = new EventsNow({ version: 4, logLines: 0 }, 0);
+    expect([event(3, 'run.started'), { kind: 'skipped', id: '4', type: 'run.progress' } as const].map((item) => now.see(item))).toEqual([
+      'show',
+      'skip',
+    ]);
+    expect(now.done).toBe(true);
+    // Past the version it says nothing of the end: log lines the run had may follow.
+    const later = new EventsNow({ version: 3, logLines: 1 }, 0);
+    expect(later.see({ kind: 'skipped', id: '4', type: 'run.progress' })).toBe('skip');
+    expect(later.done).toBe(false);
+  });
+
   it('shows an event whose id is no number (a relay broke it) rather than dropping it', () => {
     expect(new EventsNow({ version: 3, logLines: 0 }, 1).see({ ...event(2, 'run.dispatched'), id: 'x' })).toBe('show');
   });
