@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import type { Figure } from './figure';
 import { againstFloor, type FloorComparison } from './floor/floor-scenario';
 import { loadWithCpu } from './http-load';
+import { connectAsServicesDo } from './raw-nats';
 import { round } from './stats';
 import { atLeast, below } from './target';
 
@@ -71,7 +71,7 @@ export async function createThroughput(
 }
 
 async function rawPublishRate(natsUrl: string, seconds: number): Promise<number> {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await connectAsServicesDo(natsUrl);
   const jsm = await jetstreamManager(nc);
   const name = `BENCH_RAW_${Date.now()}`;
   await jsm.streams.add({ name, subjects: [`${name.toLowerCase()}.>`], duplicate_window: 120_000_000_000 });

@@ -1,5 +1,6 @@
 export * from './names';
 export * from './nats-connection';
+export * from './settled-request-cancel';
 export * from './dependency-error';
 export * from './streams';
 export * from './run-event-codec';

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
-import { connect } from '@nats-io/transport-node';
 import { Client, Pool } from 'pg';
+import { connectAsServicesDo } from '../raw-nats';
 import { essentialApi } from './essential-api';
 import { EssentialNames } from './essential-names';
 import { ESSENTIAL_SSE_READS, essentialRelay, type EssentialSseRead } from './essential-relay';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     return value;
   };
   const names = new EssentialNames(env('BENCH_NAMESPACE'), env('DATABASE_SCHEMA'));
-  const nc = await connect({ servers: env('NATS_URL') });
+  const nc = await connectAsServicesDo(env('NATS_URL'));
   let server: Server | undefined;
   let stopWorker: (() => Promise<void>) | undefined;
   let pg: Client | Pool | undefined;
