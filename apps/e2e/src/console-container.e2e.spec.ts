@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { CONTAINER_SOCKET, chromiumMissing, containerEngineMissing, describeNeeding } from '@wrs/testing';
 import type { Page } from 'playwright-core';
-import { openConsoleBrowser, screenshot, signIn, type ConsoleBrowser } from './console/console-browser';
+import { drawnDirection, openConsoleBrowser, renderedTexts, screenshot, signIn, type ConsoleBrowser } from './console/console-browser';
 import { startStack, type StackFixture } from './stack-fixture';
 
 /** The image the New run form names for an engine with no registry (scripts/podman/setup.sh builds it). */
@@ -88,6 +89,37 @@ describeNeeding(chromiumMissing() ?? containerEngineMissing(CONTAINER_SOCKET, LO
       await page.reload();
       await page.locator('[data-stream-status="ended"]').waitFor({ timeout: 20_000 });
       await check();
+    }, 90_000);
+
+    it("shows a log line's bidirectional controls as escapes, not obeyed (Trojan Source), and right-to-left words as they are", async () => {
+      // "granted" as the line shows it with the override acting; "detnarg" is what it holds.
+      const trojan = 'access \u202edetnarg\u202c ok';
+      const rtl = 'مرحبا שלום ok';
+      const created = await f.client.call('POST /runs', '/runs', {
+        token: f.token('ws-console-box'),
+        headers: { 'idempotency-key': randomUUID() },
+        body: { workload: { image: LOCAL_IMAGE, args: ['printf', '%s\\n%s\\n', trojan, rtl] }, provider: 'auto', region: 'auto' },
+      });
+      expect(created.status).toBe(201);
+      const runId = (created.body as { id: string }).id;
+      await page.goto(`${origin}/console/runs/${runId}`);
+      await page.locator('.details [data-state="succeeded"]').waitFor({ timeout: 60_000 });
+      await page.locator('[data-stream-status="ended"]').waitFor();
+      // The line holds the controls (the run's events carry them as the workload wrote them) ...
+      expect(await page.locator('ol.logs li').allTextContents()).toHaveLength(2);
+      // ... and the page shows each as its escape, as the CLI writes it, in a style of its own.
+      expect(await renderedTexts(page, 'ol.logs li')).toEqual(['access \\u202edetnarg\\u202c ok', rtl]);
+      expect(await page.locator('ol.logs li').first().locator('span.control').allTextContents()).toEqual(['\\u202e', '\\u202c']);
+      // Drawn in the order it holds: "detnarg" left to right, so no "granted" on the screen; the Arabic
+      // and Hebrew words right to left, as they are written.
+      expect(await drawnDirection(page.locator('ol.logs li').nth(0), 'detnarg')).toBe('ltr');
+      expect(await drawnDirection(page.locator('ol.logs li').nth(1), 'שלום')).toBe('rtl');
+      expect(await drawnDirection(page.locator('ol.logs li').nth(1), 'مرحبا')).toBe('rtl');
+      // The run's arguments (the workload's own text too) are shown the same way.
+      const argsRow = '.details dt:text-is("Arguments") + dd';
+      expect(await renderedTexts(page, argsRow)).toEqual([`printf %s\\n%s\\n access \\u202edetnarg\\u202c ok ${rtl}`]);
+      expect(await drawnDirection(page.locator(argsRow), 'detnarg')).toBe('ltr');
+      await screenshot(page, 'run-page-bidi-controls-desktop');
     }, 90_000);
 
     it('got from the API only answers the contract allows, and no page error', async () => {

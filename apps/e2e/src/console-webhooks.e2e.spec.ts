@@ -11,7 +11,7 @@ import {
   type WebhookReceiver,
 } from '@wrs/testing';
 import type { Page } from 'playwright-core';
-import { openConsoleBrowser, signIn, type ConsoleBrowser } from './console/console-browser';
+import { drawnDirection, openConsoleBrowser, renderedTexts, signIn, type ConsoleBrowser } from './console/console-browser';
 import { startStack, type StackFixture } from './stack-fixture';
 
 /**
@@ -82,5 +82,26 @@ describeNeeding(chromiumMissing())("the console's Webhooks page in headless Chro
     expect(rotated).toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No webhook endpoints yet.').waitFor();
+  });
+
+  it("shows an endpoint URL's bidirectional controls as escapes, not obeyed (Trojan Source)", async () => {
+    const token = f.token('ws-console-hooks');
+    // The API keeps the URL as given; with the override acting it would read ".../bank.com".
+    const created = await f.client.call('POST /webhooks', '/webhooks', {
+      token,
+      body: { url: 'https://hooks.example.com/\u202emoc.knab\u202c', events: ['completed'] },
+    });
+    expect(created.status).toBe(201);
+    const id = (created.body as { id: string }).id;
+    try {
+      await page.goto(`${new URL(f.stack.baseUrl).origin}/console/webhooks`);
+      const url = page.locator(`[data-webhook-id="${id}"] strong`);
+      await url.waitFor();
+      expect(await renderedTexts(page, `[data-webhook-id="${id}"] strong`)).toEqual(['https://hooks.example.com/\\u202emoc.knab\\u202c']);
+      expect(await url.locator('span.control').count()).toBe(2);
+      expect(await drawnDirection(url, 'moc.knab')).toBe('ltr');
+    } finally {
+      expect((await f.client.call('DELETE /webhooks/{webhookId}', `/webhooks/${id}`, { token })).status).toBe(204);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Route } from 'playwright-core';
 import { CHROMIUM, watchApiAnswers, type BrowserAnswers } from '@wrs/testing';
 
 export const DESKTOP = { width: 1280, height: 900 };
@@ -99,4 +99,48 @@ export async function fulfillDependencyUnavailable(route: Route): Promise<void> 
       retryable: true,
     }),
   });
+}
+
+/** The rendered text (`innerText`: what the page shows, as it would be copied) of each element matching the selector. */
+export function renderedTexts(page: Page, selector: string): Promise<string[]> {
+  return page.locator(selector).evaluateAll((items) => items.map((e) => (e as unknown as { innerText: string }).innerText));
+}
+
+/** What drawnDirection uses of the page's DOM (this project's types have none). */
+interface TextDom {
+  readonly document: {
+    createTreeWalker(root: unknown, whatToShow: number): { nextNode(): { readonly data: string } | null };
+    createRange(): {
+      setStart(node: unknown, offset: number): void;
+      setEnd(node: unknown, offset: number): void;
+      getBoundingClientRect(): { readonly left: number };
+    };
+  };
+}
+
+/**
+ * In which direction the page draws `word` inside the element: `ltr` when its first character is left of
+ * its last on the screen, `rtl` when right of it (a right-to-left word, or a left-to-right one reordered by
+ * a bidirectional override); null when no text node in it holds the word.
+ */
+export function drawnDirection(element: Locator, word: string): Promise<'ltr' | 'rtl' | null> {
+  return element.evaluate((root, w) => {
+    const { document } = globalThis as unknown as TextDom;
+    const SHOW_TEXT = 4;
+    const walker = document.createTreeWalker(root, SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(w);
+      if (at >= 0) {
+        const text = node;
+        const left = (i: number): number => {
+          const range = document.createRange();
+          range.setStart(text, i);
+          range.setEnd(text, i + 1);
+          return range.getBoundingClientRect().left;
+        };
+        return left(at) < left(at + w.length - 1) ? 'ltr' : 'rtl';
+      }
+    }
+    return null;
+  }, word);
 }
