@@ -307,6 +307,30 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     expect(await page.locator('.details [data-state="running"]').count()).toBe(1);
   });
 
+  it("clears a failed cancel's error when the run ends, as the Cancel button goes", async () => {
+    const running = await createViaApi({ SIM_DURATION_MS: '120000' });
+    const cancelUrl = `**/api/v1/runs/${running}:cancel`;
+    await page.goto(`${origin}/console/runs/${running}`);
+    await page.locator('.details [data-state="running"]').waitFor({ timeout: 20_000 });
+    const cancelButton = page.getByRole('button', { name: 'Cancel run…' });
+    const cancelError = page.getByRole('alert').filter({ hasText: 'Cancel failed' });
+    await page.route(cancelUrl, fulfillDependencyUnavailable, { times: 1 });
+    try {
+      await cancelButton.click();
+      await page.getByRole('dialog', { name: 'Cancel this run?' }).getByRole('button', { name: 'Cancel run' }).click();
+      await cancelError.locator('[data-error-code="dependency_unavailable"]').waitFor();
+    } finally {
+      await page.unroute(cancelUrl);
+    }
+    // The run ends by another hand (here a cancel through the API): the page shows it final, with no
+    // Cancel button and no error about a cancel that no longer matters.
+    expect((await f.client.call('POST /runs/{runId}:cancel', `/runs/${running}:cancel`, { token })).status).toBe(202);
+    await page.locator('.details [data-state="canceled"]').waitFor({ timeout: 20_000 });
+    expect(await cancelButton.isVisible()).toBe(false);
+    expect(await cancelError.count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
   it('got from the API only answers the contract allows, and no page error', async () => {
     const answers = await b?.answers.settled();
     expect(answers?.violations).toEqual([]);

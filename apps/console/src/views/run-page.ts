@@ -21,7 +21,7 @@ const STATUS_TEXT: Record<StreamStatus, string> = {
  */
 export function runPageView(runId: string): View {
   // Two boxes, so each error is cleared by what ends it: a refresh's by the next refresh that gets through,
-  // a cancel's only by the next cancel.
+  // a cancel's by the next cancel, or by the run's end.
   const loadErrors = errorBox();
   const cancelErrors = errorBox();
   const details = h('div', { class: 'details', 'aria-live': 'polite', 'aria-busy': 'true' });
@@ -56,6 +56,10 @@ export function runPageView(runId: string): View {
     render();
     details.setAttribute('aria-busy', 'false');
     cancel.hidden = run.terminal || run.state === 'canceling';
+    if (run.terminal) {
+      // Ended: a failed cancel no longer matters, and with the button gone nothing else would clear it.
+      cancelErrors.clear();
+    }
   };
 
   const refresh = async (): Promise<void> => {
