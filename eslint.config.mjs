@@ -83,6 +83,23 @@ export const CONTRACT_TYPES_ONLY = [
   },
 ];
 
+/**
+ * The client's tests, which its package leaves out (scripts/client-package.mjs): the contract's types and
+ * kinds, and the test helpers (`@wrs/testing`), as every other test may.
+ */
+const CLIENT_TESTS_RESTRICTED_IMPORTS = [
+  'error',
+  {
+    paths: CONTRACT_TYPES_ONLY[1].paths,
+    patterns: [
+      {
+        regex: '^@wrs/(?!(contracts/(types|kinds)|testing)$)',
+        message: "The client's tests import only `@wrs/contracts/types` (type-only), `@wrs/contracts/kinds` and `@wrs/testing`.",
+      },
+    ],
+  },
+];
+
 /** The run event kinds generated from the contract: pure data with no import, open to every project (the domain too). */
 const CONTRACT_KINDS = '@wrs/contracts/kinds';
 
@@ -159,6 +176,10 @@ export default tseslint.config(
   {
     files: ['libs/client/src/**/*.ts', 'apps/console/src/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': CONTRACT_TYPES_ONLY, 'no-restricted-syntax': NO_DYNAMIC_LOADING },
+  },
+  {
+    files: ['libs/client/src/**/*.spec.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': CLIENT_TESTS_RESTRICTED_IMPORTS },
   },
   {
     files: ['apps/api/src/**/*.ts', 'apps/run-worker/src/**/*.ts', 'apps/stream-relay/src/**/*.ts', 'apps/gateway/src/**/*.ts'],

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { patience, settlesWithin } from '@wrs/testing';
 import { WrsClient } from '../client';
 import { WrsApiError } from '../errors';
 import { parseInvocation } from './arguments';
@@ -99,7 +100,7 @@ function frame(e: Recorded): string {
 /** The human line `runs events` prints for an event. */
 const line = (e: Recorded): string => `${e.id}  ${e.type}  ${JSON.stringify(e.data)}`;
 
-/** `wrs runs events` without --follow, or 'still waiting' when it has not returned within 2 s. */
+/** `wrs runs events` without --follow, or 'still waiting' when it has not returned within 2 s (times the patience knob). */
 async function runsEvents(client: WrsClient, ...flags: string[]): Promise<{ code: number | 'still waiting'; out: string[] }> {
   const out: string[] = [];
   const io: CliIo = {
@@ -111,14 +112,8 @@ async function runsEvents(client: WrsClient, ...flags: string[]): Promise<{ code
     status: () => undefined,
     now: () => Date.now(),
   };
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<'still waiting'>((resolve) => (timer = setTimeout(() => resolve('still waiting'), 2000)));
-  try {
-    const code = await Promise.race([runEventsCommand(client, io, parseInvocation(['runs', 'events', RUN, ...flags])), waited]);
-    return { code, out };
-  } finally {
-    clearTimeout(timer);
-  }
+  const code = await settlesWithin(patience(2000), runEventsCommand(client, io, parseInvocation(['runs', 'events', RUN, ...flags])));
+  return { code, out };
 }
 
 /** `wrs runs events <id>` without --follow: the events the run has when asked, then exit 0, not the next one. */
