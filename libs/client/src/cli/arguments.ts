@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isEventId } from './event-id';
 import { UsageError } from './exit-codes';
 
 export const USAGE = `usage: wrs [--json] <command>
@@ -124,6 +125,11 @@ export function parseInvocation(argv: string[]): Invocation {
   }
   if (rest.length > 0 && command !== 'runs create') {
     throw new UsageError(`only runs create takes a command after --`);
+  }
+  if (values.after !== undefined && !isEventId(values.after)) {
+    // Refused here, before any request: fetch trims a header's spaces and the server would take " 1043"
+    // as 1043, while wrs would not. The contract's Last-Event-ID is digits only.
+    throw new UsageError(`--after takes an event id (digits, as in a resume command), not ${JSON.stringify(values.after)}`);
   }
   if (values['workload-exit-code'] && !values.follow) {
     throw new UsageError('--workload-exit-code needs --follow (the exit code is known when the run ends)');

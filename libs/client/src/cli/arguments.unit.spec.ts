@@ -59,6 +59,12 @@ describe('wrs arguments', () => {
     [['runs', 'launch'], /unknown command: runs launch/],
     [['version', 'extra'], /unexpected argument: extra/],
     [['workspace', '--', 'x'], /only runs create takes a command/],
+    // The contract's Last-Event-ID is digits only; fetch would send " 1043" trimmed, which the server takes.
+    [['runs', 'events', 'r', '--after', ' 1043'], /--after takes an event id .*, not " 1043"/],
+    [['runs', 'events', 'r', '--follow', '--after', '1043\r'], /--after takes an event id .*, not "1043\\r"/],
+    [['runs', 'events', 'r', '--after='], /--after takes an event id/],
+    [['runs', 'events', 'r', '--after=-1'], /--after takes an event id/],
+    [['runs', 'events', 'r', '--after', '9007199254740993'], /--after takes an event id/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseInvocation(argv)).toThrow(UsageError);
     expect(() => parseInvocation(argv)).toThrow(message);

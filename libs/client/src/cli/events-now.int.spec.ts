@@ -1,12 +1,16 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { patience, settlesWithin } from '@wrs/testing';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { WrsClient } from '../client';
-import { WrsApiError } from '../errors';
+import { PINNED_CONTRACT_VERSION } from '../generated/contract-version';
 import { parseInvocation } from './arguments';
 import { runEventsCommand } from './commands/runs';
 import { EXIT } from './exit-codes';
 import type { CliIo } from './io';
+import { runCli } from './run-cli';
 
 const RUN = '55555555-5555-4555-8555-555555555555';
 const at = '2026-11-26T00:00:00.000Z';
@@ -34,6 +38,9 @@ const STARTED: Recorded = { id: 3, type: 'run.started', data: { at } };
 class FakeRun {
   readonly server: Server;
   readonly streamsOpened: (string | undefined)[] = [];
+  /** Every request's path, /version included. */
+  readonly requests: string[] = [];
+  baseUrl = '';
   run = { state: 'running', terminal: false, version: 0, logLines: 0 };
   events: Recorded[] = [];
   later: Recorded | undefined;
@@ -42,6 +49,13 @@ class FakeRun {
 
   constructor() {
     this.server = createServer((req, res) => {
+      this.requests.push(req.url ?? '');
+      if (req.url === '/api/v1/version') {
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'v' })
+          .end(JSON.stringify({ api: 'v1', contractVersion: PINNED_CONTRACT_VERSION, build: { version: 'test', commit: null } }));
+        return;
+      }
       if (req.url === `/api/v1/runs/${RUN}`) {
         res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'g' }).end(JSON.stringify({ id: RUN, ...this.run }));
         return;
@@ -84,7 +98,8 @@ class FakeRun {
 
   async listen(): Promise<WrsClient> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return new WrsClient({ baseUrl: `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api/v1`, token: 't' });
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api/v1`;
+    return new WrsClient({ baseUrl: this.baseUrl, token: 't' });
   }
 
   close(): void {
@@ -114,6 +129,21 @@ async function runsEvents(client: WrsClient, ...flags: string[]): Promise<{ code
   };
   const code = await settlesWithin(patience(2000), runEventsCommand(client, io, parseInvocation(['runs', 'events', RUN, ...flags])));
   return { code, out };
+}
+
+/** `wrs` itself, its base URL the fake's, or 'still waiting' when it has not returned within 2 s (times the patience knob). */
+async function wrs(fake: FakeRun, argv: string[]): Promise<{ code: number | 'still waiting'; err: string[] }> {
+  const err: string[] = [];
+  const io: CliIo = {
+    env: { WRS_BASE_URL: fake.baseUrl, WRS_TOKEN: 't' },
+    home: mkdtempSync(join(tmpdir(), 'wrs-home-')),
+    interactive: false,
+    out: () => undefined,
+    err: (l) => err.push(l),
+    status: () => undefined,
+    now: () => Date.now(),
+  };
+  return { code: await settlesWithin(patience(2000), runCli(argv, io)), err };
 }
 
 /** `wrs runs events <id>` without --follow: the events the run has when asked, then exit 0, not the next one. */
@@ -216,12 +246,17 @@ describe('runs events without --follow', () => {
     ]);
   });
 
-  it('an --after that is no event id: the server refuses it, as with --follow', async () => {
-    fake.run = { state: 'running', terminal: false, version: STARTED.id, logLines: 0 };
-    fake.events = [CREATED, DISPATCHED, STARTED];
-    await expect(runsEvents(client, '--after', 'x1')).rejects.toMatchObject({
-      status: 400,
-      code: 'invalid_last_event_id',
-    } as Partial<WrsApiError>);
-  });
+  it.each([' 1043', '1043\r', '1043 ', 'x1', '', '9007199254740993'])(
+    '--after %j, no plain event id: a usage error, exit 2, before any request, with --follow or without',
+    async (after) => {
+      // Sent, " 1043" would reach the server as 1043 (fetch trims a header value), while wrs took it for none.
+      fake.run = { state: 'running', terminal: false, version: STARTED.id, logLines: 0 };
+      fake.events = [CREATED, DISPATCHED, STARTED, { id: 1043, type: 'run.cancel_requested', data: { at, requestedBy: 'x' } }];
+      for (const follow of [[], ['--follow']]) {
+        const { code, err } = await wrs(fake, ['runs', 'events', RUN, ...follow, `--after=${after}`]);
+        expect({ code, err: err[0] }).toEqual({ code: EXIT.usage, err: expect.stringMatching(/^error: --after takes an event id/) });
+      }
+      expect(fake.requests).toEqual([]);
+    },
+  );
 });

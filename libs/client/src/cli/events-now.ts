@@ -6,28 +6,21 @@ import type { CliIo } from './io';
 import { itemJson } from './render';
 import { visible } from './visible';
 
-/** An event id as the contract defines it (a sequence number), which the server also refuses beyond 2^53. */
-const EVENT_ID = /^[0-9]{1,16}$/;
-
 /**
  * `wrs runs events <id>` without --follow: the events the run has when it is read, then exit 0. The run's
  * `version` is its last state-changing event only; the log lines after it are known by `logLines` and
  * their `index`. So the stream is read from the start (skipping what --after already showed, as the
  * last log line may lie before it) until both are passed, never waiting for an event the run had not.
+ * `after` is an event id: parseInvocation refuses any other --after before any request.
  */
 export async function showEventsNow(client: WrsClient, io: CliIo, runId: string, json: boolean, after?: string): Promise<ExitCode> {
   const run = (await client.getRun(runId)).value;
-  const afterId = after !== undefined && EVENT_ID.test(after) && Number.isSafeInteger(Number(after)) ? Number(after) : undefined;
-  const now = new EventsNow(run, afterId ?? 0);
+  const now = new EventsNow(run, after === undefined ? 0 : Number(after));
   if (now.done) {
     return EXIT.ok;
   }
-  // An --after that is no event id goes to the server as it is: its 400 is the answer, as with --follow.
   // Events of types this client does not know are reported too: the run's version may be one of them.
-  for await (const item of client.follow(runId, {
-    reportSkipped: true,
-    ...(after !== undefined && afterId === undefined ? { lastEventId: after } : {}),
-  })) {
+  for await (const item of client.follow(runId, { reportSkipped: true })) {
     const seen = now.see(item);
     if (seen === 'newer') {
       break;

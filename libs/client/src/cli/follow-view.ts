@@ -1,6 +1,7 @@
 import type { WrsClient } from '../client';
 import type { FollowItem } from '../follow';
 import { stateAfter, type RunState } from '../types';
+import { isEventId } from './event-id';
 import { EXIT, type ExitCode } from './exit-codes';
 import type { CliIo } from './io';
 import { describeEvent, itemJson } from './render';
@@ -84,8 +85,7 @@ export interface FollowShowOptions {
   readonly workloadExitCode?: boolean | undefined;
 }
 
-/** Event ids as the contract defines them (sequence numbers); run ids as the server makes them (UUIDs). */
-const EVENT_ID = /^[0-9]{1,16}$/;
+/** Run ids as the server makes them (UUIDs). */
 const RUN_ID = /^[A-Za-z0-9-]+$/;
 
 /**
@@ -93,7 +93,7 @@ const RUN_ID = /^[A-Za-z0-9-]+$/;
  * event id (or run id) is not a plain word: pasted, `5;curl x|sh` would run more than wrs.
  */
 function resumeCommand(runId: string, lastId: string | undefined, json: boolean, workloadExitCode: boolean): string | undefined {
-  if (!RUN_ID.test(runId) || (lastId && !EVENT_ID.test(lastId))) {
+  if (!RUN_ID.test(runId) || (lastId && !isEventId(lastId))) {
     return undefined;
   }
   const flags = [workloadExitCode ? ' --workload-exit-code' : '', lastId ? ` --after ${lastId}` : ''].join('');
