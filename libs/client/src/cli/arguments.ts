@@ -20,7 +20,8 @@ export const USAGE = `usage: wrs [--json] <command>
 
 Token: WRS_TOKEN or "token" in ~/.config/wrs/config.json (WRS_CONFIG; mode 600), never a flag.
 Base URL: WRS_BASE_URL or "baseUrl" in the config file (default http://127.0.0.1:8080/api/v1).
-Exit codes: 0 ok/succeeded, 1 run failed, 2 usage, 3 run canceled, 4 API error, 5 network error, 130 interrupted;
+Exit codes: 0 ok/succeeded, 1 run failed, 2 usage, 3 run canceled, 4 API error, 5 network error, 70 unexpected,
+74 writing output failed, 130 interrupted;
 with --workload-exit-code, a followed run that ended with an exit code exits with it.`;
 
 const OPTIONS = {

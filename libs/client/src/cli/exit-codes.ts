@@ -14,6 +14,8 @@ export const EXIT = {
   networkError: 5,
   /** Something wrs did not expect (a bug in wrs, or a stream a relay broke): the error is printed. */
   unexpected: 70,
+  /** Writing to stdout or stderr failed (a full disk, /dev/full), not for a closed pipe (exit 0): the output is incomplete. */
+  outputFailed: 74,
   /** Interrupted (Ctrl-C) while following: the run goes on. */
   interrupted: 130,
 } as const;

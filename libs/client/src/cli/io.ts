@@ -1,3 +1,6 @@
+import type { Writable } from 'node:stream';
+import { EXIT, type ExitCode } from './exit-codes';
+
 /** What the CLI touches of the outside world, injected so tests can run it in-process. */
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -12,7 +15,7 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
-  exitQuietlyOnClosedPipe();
+  endOnOutputFailure(process.stdout, process.stderr, (code) => process.exit(code));
   const interactive = process.stderr.isTTY === true;
   let statusShown = false;
   const clearStatus = (): void => {
@@ -44,16 +47,26 @@ export function processIo(): CliIo {
 }
 
 /**
- * EPIPE means the reader closed the pipe (e.g. `| head -1`), which is its choice, so exit 0 at once with
- * no stack trace; exit 1 would say the run failed. Other output errors are still errors.
+ * A write to stdout or stderr that failed ends wrs at once, with no stack trace: EPIPE means the reader
+ * closed the pipe (e.g. `| head -1`), which is its choice, so exit 0; exit 1 would say the run failed. Any
+ * other failure (a full disk, `>/dev/full`, a terminal gone) exits 74: the output is incomplete. When
+ * stdout failed, stderr gets one line naming the error's code (ENOSPC), never the text that was written
+ * nor the error's message, so no token. Node reports these failures as the stream's 'error' event, after
+ * write() returned: unhandled, it was an uncaught exception (a stack trace, exit 1).
  */
-function exitQuietlyOnClosedPipe(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') {
-        process.exit(0);
-      }
-      throw error;
-    });
-  }
+export function endOnOutputFailure(stdout: Writable, stderr: Writable, exit: (code: ExitCode) => void): void {
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') {
+      exit(EXIT.ok);
+      return;
+    }
+    const code = typeof error.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(error.code) ? ` (${error.code})` : '';
+    try {
+      stderr.write(`wrs: writing to stdout failed${code}; the output is incomplete\n`);
+    } catch {
+      // Nowhere left to say it: the exit code does.
+    }
+    exit(EXIT.outputFailed);
+  });
+  stderr.on('error', (error: NodeJS.ErrnoException) => exit(error.code === 'EPIPE' ? EXIT.ok : EXIT.outputFailed));
 }

@@ -13,7 +13,10 @@ import { errorJson, errorLine } from './render';
 import { loadSettings, type CliSettings } from './settings';
 import { visible } from './visible';
 
-/** Where a line goes when `io.err` itself failed: straight to the process's stderr. */
+/**
+ * Where a line goes when `io.err` itself threw: straight to the process's stderr. (The process's own
+ * streams report a failed write as an event, after write() returned, which processIo turns into exit 74.)
+ */
 export type LastResort = (line: string) => void;
 
 const STDERR: LastResort = (line) => process.stderr.write(`${line}\n`);
