@@ -7,6 +7,8 @@ import { visible } from './visible';
 
 const at = '2026-11-26T00:00:00.000Z';
 const OSC52 = '\x1b]52;c;ZWNobyBwd25lZA==\x07';
+/** What human output never passes raw: C0 (but tab) and C1 controls, DEL, bidi controls, invisible characters and U+2028/U+2029. */
+const NOT_SHOWN = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
 
 describe('human output shows control characters instead of passing them to the terminal', () => {
   it('writes out ESC, OSC, BEL, CR, LF, DEL and C1 controls; keeps tab and ordinary text', () => {
@@ -27,6 +29,14 @@ describe('human output shows control characters instead of passing them to the t
     expect(visible('שלום مرحبا')).toBe('שלום مرحبا');
   });
 
+  it('writes out what a terminal shows as nothing or as a line break: zero-width characters, word joiner, BOM, U+2028, U+2029', () => {
+    const invisible = '\u200b\u200c\u200d\u2060\ufeff\u2028\u2029';
+    expect(visible(`ok${invisible}.`)).toBe('ok\\u200b\\u200c\\u200d\\u2060\\ufeff\\u2028\\u2029.');
+    // A run id that looks like another: the zero-width space shows.
+    expect(visible('run 5555\u200b5555 canceled')).toBe('run 5555\\u200b5555 canceled');
+    expect(visible('one line\u2028fake line')).toBe('one line\\u2028fake line');
+  });
+
   it("in a run's command and failure, and in waiting, refusal and failure events", () => {
     const run = {
       id: 'r',
@@ -44,10 +54,15 @@ describe('human output shows control characters instead of passing them to the t
       logLines: 0,
       version: 3,
     } as unknown as Run;
-    const lines = runLines(run);
+    const lines = runLines({
+      ...run,
+      workload: { ...run.workload, labels: { team: 'ml\u202e\u200b\u2028\ufeff' } },
+      failure: { code: 'provider_error', message: 'boom\r\x1b[2Kall fine\u2066\u2060\u2029' },
+    } as Run);
     expect(lines).toContain("  command    /bin/sh -c printf '\\x1b]52;c;ZWNobyBwd25lZA==\\x07'");
-    expect(lines).toContain('  failure    provider_error: boom\\r\\x1b[2Kall fine');
-    expect(lines.join('')).not.toMatch(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/);
+    expect(lines).toContain('  failure    provider_error: boom\\r\\x1b[2Kall fine\\u2066\\u2060\\u2029');
+    expect(lines).toContain('  labels     team=ml\\u202e\\u200b\\u2028\\ufeff');
+    expect(lines.join('')).not.toMatch(NOT_SHOWN);
     expect(runLines({ ...run, workload: { image: 'busybox\u202e' } } as Run)).toContain('  image      busybox\\u202e');
 
     const event = (type: string, data: object) => ({ type, runId: 'r', workspaceId: 'ws', time: at, data }) as unknown as RunEvent;
