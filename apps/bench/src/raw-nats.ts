@@ -1,12 +1,11 @@
 import type { NatsConnection } from '@nats-io/nats-core';
-import { connect } from '@nats-io/transport-node';
-import { skipErrorOnSettledRequests } from '@wrs/messaging';
+import { connectNats } from '@wrs/messaging';
 
 /**
- * A baseline's NATS connection with the client settings the services use (connectNats): no async stack
- * traces, no Error per answered request. A baseline must not pay what the services no longer do.
+ * A baseline's NATS connection with the client settings the services use (connectNats: no async stack
+ * traces, no Error per answered request), so a baseline does not pay what the services no longer do.
+ * The Error skip is process-wide: the bench's own other connections get it too.
  */
 export function connectAsServicesDo(url: string): Promise<NatsConnection> {
-  skipErrorOnSettledRequests();
-  return connect({ servers: url, noAsyncTraces: true });
+  return connectNats(url, 'bench-baseline');
 }

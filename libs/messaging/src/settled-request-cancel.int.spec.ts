@@ -34,7 +34,7 @@ describe('no Error for a NATS request that has its answer (skipErrorOnSettledReq
     await env.cleanup();
   });
 
-  it('is applied to the nats-core this repository pins (an upgrade that changes RequestOne.cancel fails here: measure again)', () => {
+  it('is applied to the nats-core this repository pins (an upgrade that changes RequestOne.resolver or RequestOne.cancel fails here: measure again)', () => {
     expect(skipErrorOnSettledRequests()).toBe(true);
   });
 

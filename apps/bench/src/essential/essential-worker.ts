@@ -83,7 +83,7 @@ export async function essentialWorker(nc: NatsConnection, pg: Client, names: Ess
     name: 'essential_upsert',
     text: `INSERT INTO ${names.table} (id, workspace_id, state, version, created, updated_at)
            SELECT id, workspace_id, state, version, created, now()
-           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::jsonb[]) AS t(id, workspace_id, state, version, created)
+           FROM jsonb_to_recordset($1::jsonb) AS t(id uuid, workspace_id text, state text, version bigint, created jsonb)
            ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version,
              created = COALESCE(${names.table}.created, EXCLUDED.created), updated_at = now()
            WHERE ${names.table}.version < EXCLUDED.version`,
@@ -94,23 +94,21 @@ export async function essentialWorker(nc: NatsConnection, pg: Client, names: Ess
     try {
       while (pending.length > 0) {
         const batch = pending.splice(0, MAX_BATCH);
-        const rows = new Map<string, { workspaceId: string; state: string; version: number; created: string | null }>();
+        const rows = new Map<string, { workspaceId: string; state: string; version: number; created: unknown }>();
         for (const { message, event } of batch) {
           const row = rows.get(event.runId);
-          const created = event.type === 'run.created' ? JSON.stringify(event.data) : (row?.created ?? null);
+          const created = event.type === 'run.created' ? event.data : (row?.created ?? null);
           rows.set(event.runId, { workspaceId: event.workspaceId, state: stateAfter(event.type), version: message.seq, created });
         }
-        const values = [...rows.values()];
-        await pg.query({
-          ...upsert,
-          values: [
-            [...rows.keys()],
-            values.map((r) => r.workspaceId),
-            values.map((r) => r.state),
-            values.map((r) => r.version),
-            values.map((r) => r.created),
-          ],
-        });
+        // One JSON array for the batch, as our projection sends it (cheaper than an array per column).
+        const values = [...rows].map(([id, r]) => ({
+          id,
+          workspace_id: r.workspaceId,
+          state: r.state,
+          version: r.version,
+          created: r.created,
+        }));
+        await pg.query({ ...upsert, values: [JSON.stringify(values)] });
         batch.forEach(({ message }) => message.ack());
       }
     } catch (error) {
