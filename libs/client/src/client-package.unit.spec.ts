@@ -8,13 +8,39 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 /** What a user's TypeScript does with the package: its contract types must resolve inside it. */
 const CONSUMER = `
-import { PINNED_CONTRACT_VERSION, WrsClient, type Run, type RunEvent, type Webhook } from '@workload-run-service/client';
+import {
+  PINNED_CONTRACT_VERSION,
+  WrsClient,
+  type FollowItem,
+  type FollowOptions,
+  type Run,
+  type RunEvent,
+  type SkippedItem,
+  type Webhook,
+} from '@workload-run-service/client';
 const state: Run['state'] = 'queued';
 function lineOf(event: RunEvent): string | undefined {
   return event.type === 'run.log' ? event.data.line : undefined;
 }
 const webhookId = (w: Webhook): string => w.id;
-console.log(typeof WrsClient, PINNED_CONTRACT_VERSION, state, typeof lineOf, typeof webhookId);
+// Options passed as a FollowOptions variable: the items are events and resets only, as before reportSkipped.
+async function follows(client: WrsClient, options: FollowOptions): Promise<void> {
+  for await (const item of client.follow('r', options)) {
+    console.log(item.kind === 'event' ? item.event.type : item.reset.data.run?.state);
+  }
+  const items: AsyncGenerator<FollowItem> = client.follow('r', options);
+  const plain: AsyncGenerator<FollowItem> = client.follow('r');
+  const literal: AsyncGenerator<FollowItem> = client.follow('r', { idleTimeoutMs: 1000, reportSkipped: false });
+  const all: AsyncGenerator<FollowItem | SkippedItem> = client.follow('r', { ...options, reportSkipped: true });
+  for await (const item of all) {
+    console.log(item.kind === 'skipped' ? item.type : item.id);
+  }
+  // @ts-expect-error with reportSkipped: true, skipped items come too
+  const notOnly: AsyncGenerator<FollowItem> = client.follow('r', { reportSkipped: true });
+  const maybe: AsyncGenerator<FollowItem | SkippedItem> = client.follow('r', { reportSkipped: Math.random() < 0.5 });
+  console.log(items, plain, literal, notOnly, maybe);
+}
+console.log(typeof WrsClient, PINNED_CONTRACT_VERSION, state, typeof lineOf, typeof webhookId, typeof follows);
 `;
 
 /**
@@ -53,7 +79,12 @@ describe('the packaged client', () => {
       'es2022',
     ];
     const typeRoots = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules/@types'), 'consumer.ts'];
-    execFileSync(process.execPath, [...tsc, ...typeRoots], { cwd: project, stdio: 'pipe' });
+    try {
+      execFileSync(process.execPath, [...tsc, ...typeRoots], { cwd: project, stdio: 'pipe' });
+    } catch (error) {
+      // tsc writes its diagnostics on stdout: show them, not only "Command failed".
+      throw new Error(`the consumer does not type-check:\n${String((error as { stdout?: unknown }).stdout)}`);
+    }
 
     const loaded = execFileSync(
       process.execPath,

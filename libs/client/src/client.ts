@@ -1,7 +1,7 @@
 import { resultOf } from './api-result';
 import { SYSTEM_CLOCK } from './clock';
 import { WrsContractMismatchError } from './errors';
-import { followRun, type FollowOptions, type FollowYield } from './follow';
+import { followRun, type FollowItem, type FollowOptions, type FollowOptionsReportingSkipped, type SkippedItem } from './follow';
 import { PINNED_CONTRACT_VERSION } from './generated/contract-version';
 import { DEFAULT_RETRY_POLICY } from './retry-policy';
 import { Transport, type TransportOptions } from './transport';
@@ -146,12 +146,13 @@ export class WrsClient {
 
   /**
    * The run's events until its terminal event, resuming across dropped connections (see followRun).
-   * With `reportSkipped: true` it also yields `skipped` items (events of types this client does not know).
+   * With `reportSkipped: true` it also yields `skipped` items (events of types this client does not know);
+   * options typed FollowOptions (which has no reportSkipped) give event and reset items only.
    */
-  follow<ReportSkipped extends boolean = false>(
-    runId: string,
-    options: FollowOptions & { readonly reportSkipped?: ReportSkipped } = {},
-  ): AsyncGenerator<FollowYield<ReportSkipped>> {
+  follow(runId: string, options: FollowOptions & { readonly reportSkipped: true }): AsyncGenerator<FollowItem | SkippedItem>;
+  follow(runId: string, options?: FollowOptions & { readonly reportSkipped?: false }): AsyncGenerator<FollowItem>;
+  follow(runId: string, options: FollowOptionsReportingSkipped): AsyncGenerator<FollowItem | SkippedItem>;
+  follow(runId: string, options: FollowOptionsReportingSkipped = {}): AsyncGenerator<FollowItem | SkippedItem> {
     return followRun(
       {
         transport: this.transport,

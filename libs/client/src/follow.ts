@@ -30,9 +30,14 @@ export interface FollowOptions {
   readonly signal?: AbortSignal;
   /** No byte for this long (the server sends a heartbeat every 15 s) counts as a dropped connection. */
   readonly idleTimeoutMs?: number;
-  /** Also yield a `skipped` item for each event of a type this client does not know (see SkippedItem). */
-  readonly reportSkipped?: boolean;
 }
+
+/**
+ * FollowOptions and `reportSkipped`: with `true`, following also yields a `skipped` item for each event of
+ * a type this client does not know (see SkippedItem). It is not a member of FollowOptions, so options typed
+ * FollowOptions still give event and reset items only; follow's overloads type the items by its value.
+ */
+export type FollowOptionsReportingSkipped = FollowOptions & { readonly reportSkipped?: boolean };
 
 export interface FollowContext {
   readonly transport: Transport;
@@ -56,18 +61,37 @@ export type FollowYield<ReportSkipped extends boolean> = FollowItem | (true exte
 /**
  * A run's events, each once and in order, until its terminal event: when the connection drops it
  * reconnects (after the server's `retry:` time, backing off while nothing gets through) with
- * Last-Event-ID, so nothing is missed or repeated; a 204 means the run had already ended.
+ * Last-Event-ID, so nothing is missed or repeated; a 204 means the run had already ended. With
+ * `reportSkipped: true` (or a boolean) it also yields `skipped` items; without it, event and reset only.
  */
-export function followRun<ReportSkipped extends boolean = false>(
+export function followRun(
   context: FollowContext,
   runId: string,
-  options: FollowOptions & { readonly reportSkipped?: ReportSkipped } = {},
-): AsyncGenerator<FollowYield<ReportSkipped>> {
-  // Sound: a skipped item is yielded only with reportSkipped, which makes ReportSkipped true (or boolean).
-  return followAll(context, runId, options) as AsyncGenerator<FollowYield<ReportSkipped>>;
+  options: FollowOptions & { readonly reportSkipped: true },
+): AsyncGenerator<FollowItem | SkippedItem>;
+export function followRun(
+  context: FollowContext,
+  runId: string,
+  options?: FollowOptions & { readonly reportSkipped?: false },
+): AsyncGenerator<FollowItem>;
+export function followRun(
+  context: FollowContext,
+  runId: string,
+  options: FollowOptionsReportingSkipped,
+): AsyncGenerator<FollowItem | SkippedItem>;
+export function followRun(
+  context: FollowContext,
+  runId: string,
+  options: FollowOptionsReportingSkipped = {},
+): AsyncGenerator<FollowItem | SkippedItem> {
+  return followAll(context, runId, options);
 }
 
-async function* followAll(context: FollowContext, runId: string, options: FollowOptions): AsyncGenerator<FollowItem | SkippedItem> {
+async function* followAll(
+  context: FollowContext,
+  runId: string,
+  options: FollowOptionsReportingSkipped,
+): AsyncGenerator<FollowItem | SkippedItem> {
   let lastEventId = options.lastEventId ?? '';
   let reconnectMs = DEFAULT_RECONNECT_MS;
   let fruitlessReconnects = 0;

@@ -1,6 +1,6 @@
 export { WrsClient, type WrsClientOptions } from './client';
 export { WrsApiError, WrsConfigurationError, WrsContractMismatchError, WrsNetworkError, type ClientSideCode } from './errors';
-export type { FollowItem, FollowOptions, FollowYield, SkippedItem } from './follow';
+export type { FollowItem, FollowOptions, FollowOptionsReportingSkipped, FollowYield, SkippedItem } from './follow';
 export { PINNED_CONTRACT_VERSION } from './generated/contract-version';
 export type { components, paths } from '@wrs/contracts/types';
 export { DEFAULT_RETRY_POLICY, backoffDelayMs, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry-policy';
