@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { patience, settlesWithin } from '@wrs/testing';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WrsClient } from '../client';
@@ -131,12 +131,15 @@ async function runsEvents(client: WrsClient, ...flags: string[]): Promise<{ code
   return { code, out };
 }
 
+/** The home of every `wrs()` (empty: no config file), one for the file. */
+let home: string;
+
 /** `wrs` itself, its base URL the fake's, or 'still waiting' when it has not returned within 2 s (times the patience knob). */
 async function wrs(fake: FakeRun, argv: string[]): Promise<{ code: number | 'still waiting'; err: string[] }> {
   const err: string[] = [];
   const io: CliIo = {
     env: { WRS_BASE_URL: fake.baseUrl, WRS_TOKEN: 't' },
-    home: mkdtempSync(join(tmpdir(), 'wrs-home-')),
+    home,
     interactive: false,
     out: () => undefined,
     err: (l) => err.push(l),
@@ -145,6 +148,31 @@ async function wrs(fake: FakeRun, argv: string[]): Promise<{ code: number | 'sti
   };
   return { code: await settlesWithin(patience(2000), runCli(argv, io)), err };
 }
+
+/**
+ * Every temporary directory this file makes, watched (mkdtempSync on node:fs itself, which the named
+ * import reads at each call): each must be gone when the file ends.
+ */
+const madeDirs: string[] = [];
+
+beforeAll(() => {
+  const fs = process.getBuiltinModule('node:fs');
+  const mkdtemp = fs.mkdtempSync;
+  jest.spyOn(fs, 'mkdtempSync').mockImplementation(((prefix: string) => {
+    const dir = mkdtemp(prefix);
+    madeDirs.push(dir);
+    return dir;
+  }) as typeof fs.mkdtempSync);
+  home = mkdtempSync(join(tmpdir(), 'wrs-home-'));
+});
+
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+  jest.restoreAllMocks();
+  // The watch saw the home made, so it worked.
+  expect(madeDirs).toContain(home);
+  expect(madeDirs.filter((dir) => existsSync(dir))).toEqual([]);
+});
 
 /** `wrs runs events <id>` without --follow: the events the run has when asked, then exit 0, not the next one. */
 describe('runs events without --follow', () => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,29 @@ interface Ended {
 }
 
 /**
+ * Every temporary directory this file makes, watched (mkdtempSync on node:fs itself, which the named
+ * import reads at each call): each must be gone when the file ends, even when the build failed.
+ */
+const madeDirs: string[] = [];
+
+beforeAll(() => {
+  const fs = process.getBuiltinModule('node:fs');
+  const mkdtemp = fs.mkdtempSync;
+  jest.spyOn(fs, 'mkdtempSync').mockImplementation(((prefix: string) => {
+    const dir = mkdtemp(prefix);
+    madeDirs.push(dir);
+    return dir;
+  }) as typeof fs.mkdtempSync);
+});
+
+afterAll(() => {
+  jest.restoreAllMocks();
+  // The watch saw the build's directory made, so it worked.
+  expect(madeDirs.length).toBeGreaterThan(0);
+  expect(madeDirs.filter((dir) => existsSync(dir))).toEqual([]);
+});
+
+/**
  * The `wrs` command line as a user runs it: built from these sources (SWC, as `npm run build` does, into a
  * directory of its own), its own process, stdout or stderr the character device /dev/full, whose every
  * write fails with ENOSPC, as a shell's `>/dev/full` makes it.
@@ -33,7 +56,7 @@ interface Ended {
 describe('wrs when writing its output fails', () => {
   let dir: string;
   let main: string;
-  let server: Server;
+  let server: Server | undefined;
   let base: string;
 
   beforeAll(async () => {
@@ -59,7 +82,7 @@ describe('wrs when writing its output fails', () => {
     );
     main = join(dir, 'built/libs/client/src/cli/main.js');
 
-    server = createServer((req, res) => {
+    const listening = createServer((req, res) => {
       const json = (status: number, body: object): void =>
         void res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'q' }).end(JSON.stringify(body));
       if (req.url === '/api/v1/version') {
@@ -85,13 +108,15 @@ describe('wrs when writing its output fails', () => {
         });
       }
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/api/v1`;
   });
 
   afterAll(() => {
-    server.close();
+    // The directory first: when the build failed, there is no server.
     rmSync(dir, { recursive: true, force: true });
+    server?.close();
   });
 
   /** `wrs args`, its stdout and stderr /dev/full or a pipe: its exit code and what reached stderr. */
