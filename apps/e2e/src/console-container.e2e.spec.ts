@@ -107,7 +107,7 @@ describeNeeding(chromiumMissing() ?? containerEngineMissing(CONTAINER_SOCKET, LO
       await page.locator('[data-stream-status="ended"]').waitFor();
       // The line holds the controls (the run's events carry them as the workload wrote them) ...
       expect(await page.locator('ol.logs li').allTextContents()).toHaveLength(2);
-      // ... and the page shows each as its escape, as the CLI writes it, in a style of its own.
+      // ... and the page shows each as its escape, `\u202e`, in a style of its own.
       expect(await renderedTexts(page, 'ol.logs li')).toEqual(['access \\u202edetnarg\\u202c ok', rtl]);
       expect(await page.locator('ol.logs li').first().locator('span.control').allTextContents()).toEqual(['\\u202e', '\\u202c']);
       // Drawn in the order it holds: "detnarg" left to right, so no "granted" on the screen; the Arabic
@@ -120,6 +120,32 @@ describeNeeding(chromiumMissing() ?? containerEngineMissing(CONTAINER_SOCKET, LO
       expect(await renderedTexts(page, argsRow)).toEqual([`printf %s\\n%s\\n access \\u202edetnarg\\u202c ok ${rtl}`]);
       expect(await drawnDirection(page.locator(argsRow), 'detnarg')).toBe('ltr');
       await screenshot(page, 'run-page-bidi-controls-desktop');
+    }, 90_000);
+
+    it("shows a log line's zero-width space and other invisible format characters as escapes, its tab as it is", async () => {
+      // "run-42" as the line shows it with the zero-width space hidden; a word joiner, a BOM, a soft
+      // hyphen, a line separator and a tag character (beyond U+FFFF) as well, and a tab.
+      const line = 'run\u200b-42\tok\u2060\ufeff\u00ad\u2028end \u{e0041}';
+      const created = await f.client.call('POST /runs', '/runs', {
+        token: f.token('ws-console-box'),
+        headers: { 'idempotency-key': randomUUID() },
+        body: { workload: { image: LOCAL_IMAGE, args: ['printf', '%s\\n', line] }, provider: 'auto', region: 'auto' },
+      });
+      expect(created.status).toBe(201);
+      const runId = (created.body as { id: string }).id;
+      await page.goto(`${origin}/console/runs/${runId}`);
+      await page.locator('.details [data-state="succeeded"]').waitFor({ timeout: 60_000 });
+      await page.locator('[data-stream-status="ended"]').waitFor();
+      expect(await renderedTexts(page, 'ol.logs li')).toEqual(['run\\u200b-42\tok\\u2060\\ufeff\\u00ad\\u2028end \\u{e0041}']);
+      expect(await page.locator('ol.logs li span.control').allTextContents()).toEqual([
+        '\\u200b',
+        '\\u2060',
+        '\\ufeff',
+        '\\u00ad',
+        '\\u2028',
+        '\\u{e0041}',
+      ]);
+      await screenshot(page, 'run-page-invisible-characters-desktop');
     }, 90_000);
 
     it('got from the API only answers the contract allows, and no page error', async () => {

@@ -7,6 +7,7 @@ import {
   openConsoleBrowser,
   optionValues,
   PHONE,
+  renderedTexts,
   screenshot,
   signIn,
   verticalBox,
@@ -329,6 +330,38 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     expect(await cancelButton.isVisible()).toBe(false);
     expect(await cancelError.count()).toBe(0);
     expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
+  it("shows a zero-width space and other invisible format characters in a run's arguments as escapes", async () => {
+    const res = await f.client.call('POST /runs', '/runs', {
+      token,
+      headers: { 'idempotency-key': randomUUID() },
+      body: {
+        workload: {
+          image: 'busybox',
+          args: ['run\u200b-42', 'a\u2060b\ufeffc', 'line\u2028sep', 'tag\u{e0041}'],
+          env: { SIM_DURATION_MS: '50' },
+        },
+        provider: 'auto',
+        region: 'auto',
+      },
+    });
+    expect(res.status).toBe(201);
+    const runId = (res.body as { id: string }).id;
+    await page.goto(`${origin}/console/runs/${runId}`);
+    const argsRow = '.details dt:text-is("Arguments") + dd';
+    await page.locator(argsRow).waitFor();
+    expect(await renderedTexts(page, argsRow)).toEqual(['run\\u200b-42 a\\u2060b\\ufeffc line\\u2028sep tag\\u{e0041}']);
+    expect(await page.locator(argsRow).locator('span.control').allTextContents()).toEqual([
+      '\\u200b',
+      '\\u2060',
+      '\\ufeff',
+      '\\u2028',
+      '\\u{e0041}',
+    ]);
+    expect(await page.locator(argsRow).locator('span.control').first().getAttribute('title')).toBe(
+      'U+200B, an invisible character, shown instead of hidden',
+    );
   });
 
   it('got from the API only answers the contract allows, and no page error', async () => {
