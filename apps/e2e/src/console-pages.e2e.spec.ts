@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import {
   fulfillDependencyUnavailable,
   listedRuns,
@@ -330,6 +330,56 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     expect(await cancelButton.isVisible()).toBe(false);
     expect(await cancelError.count()).toBe(0);
     expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
+  it('shows no error for a cancel that failed (503, no answer) after a refresh showed the run ended', async () => {
+    const answers: [string, (route: Route) => Promise<void>][] = [
+      ['503', fulfillDependencyUnavailable],
+      ['no answer', (route) => route.abort('failed')],
+    ];
+    for (const [name, answer] of answers) {
+      const running = await createViaApi({ SIM_DURATION_MS: '120000' });
+      const cancelUrl = `**/api/v1/runs/${running}:cancel`;
+      await page.goto(`${origin}/console/runs/${running}`);
+      await page.locator('.details [data-state="running"]').waitFor({ timeout: 20_000 });
+      // The page's cancel is held on its way until the page shows the run ended, then fails.
+      let arrived!: () => void;
+      const held = new Promise<void>((resolve) => (arrived = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let answered!: () => void;
+      const failed = new Promise<void>((resolve) => (answered = resolve));
+      await page.route(
+        cancelUrl,
+        async (route) => {
+          arrived();
+          await released;
+          await answer(route);
+          answered();
+        },
+        { times: 1 },
+      );
+      try {
+        await page.getByRole('button', { name: 'Cancel run…' }).click();
+        await page.getByRole('dialog', { name: 'Cancel this run?' }).getByRole('button', { name: 'Cancel run' }).click();
+        await held;
+        // The run ends by another hand meanwhile (a cancel through the API); a refresh shows it.
+        expect((await f.client.call('POST /runs/{runId}:cancel', `/runs/${running}:cancel`, { token })).status).toBe(202);
+        await page.locator('.details [data-state="canceled"]').waitFor({ timeout: 20_000 });
+        release();
+        await failed;
+      } finally {
+        release();
+        await page.unroute(cancelUrl);
+      }
+      // The failure reached the page; for a second after it, no error about a cancel that no longer matters.
+      for (let i = 0; i < 10; i++) {
+        expect([name, await page.getByRole('alert').count()]).toEqual([name, 0]);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await page.locator('.details [data-state="canceled"]').count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Cancel run…' }).isVisible()).toBe(false);
+    }
   });
 
   it("shows a zero-width space and other invisible format characters in a run's arguments as escapes", async () => {

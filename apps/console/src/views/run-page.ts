@@ -106,6 +106,11 @@ export function runPageView(runId: string): View {
         show(res.body);
         scheduleRefresh(1000);
       } catch (error) {
+        // The run may have ended while the cancel was on its way (a refresh showed it final and cleared
+        // this box): then its failure no longer matters, and with the button gone nothing would clear it.
+        if (run?.terminal) {
+          return;
+        }
         cancelErrors.show(error, 'Cancel failed');
         if (error instanceof ApiError && error.code === 'version_conflict') {
           scheduleRefresh(0);
