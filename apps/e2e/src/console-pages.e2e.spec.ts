@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
 import type { Page, Route } from 'playwright-core';
 import {
+  drawnDirection,
   fulfillDependencyUnavailable,
   listedRuns,
   openConsoleBrowser,
@@ -412,6 +413,23 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     expect(await page.locator(argsRow).locator('span.control').first().getAttribute('title')).toBe(
       'U+200B, an invisible character, shown instead of hidden',
     );
+  });
+
+  it('says in which direction a word is drawn, and no direction for one not drawn', async () => {
+    const scratch = await page.context().newPage();
+    try {
+      await scratch.setContent(
+        '<p id="ltr">abc</p><p id="rtl">\u05e9\u05dc\u05d5\u05dd</p><p id="hidden" hidden>abc</p><p id="zero">x\u200b\u200b\u200by</p>',
+      );
+      expect(await drawnDirection(scratch.locator('#ltr'), 'abc')).toBe('ltr');
+      expect(await drawnDirection(scratch.locator('#rtl'), '\u05e9\u05dc\u05d5\u05dd')).toBe('rtl');
+      // Not laid out, or glyphs of no width: every character at the same place, which is no direction.
+      expect(await drawnDirection(scratch.locator('#hidden'), 'abc')).toBeNull();
+      expect(await drawnDirection(scratch.locator('#zero'), '\u200b\u200b\u200b')).toBeNull();
+      expect(await drawnDirection(scratch.locator('#ltr'), 'xyz')).toBeNull();
+    } finally {
+      await scratch.close();
+    }
   });
 
   it('got from the API only answers the contract allows, and no page error', async () => {

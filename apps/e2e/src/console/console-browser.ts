@@ -119,11 +119,16 @@ interface TextDom {
 }
 
 /**
- * In which direction the page draws `word` inside the element: `ltr` when its first character is left of
- * its last on the screen, `rtl` when right of it (a right-to-left word, or a left-to-right one reordered by
- * a bidirectional override); null when no text node in it holds the word.
+ * In which direction the page draws `word` (two characters or more) inside the element: `ltr` when its
+ * first character is left of its last on the screen, `rtl` when right of it (a right-to-left word, or a
+ * left-to-right one reordered by a bidirectional override); null when no text node in it holds the word,
+ * or when its first and last characters are drawn at the same place, which is no direction: glyphs of
+ * no width, or an element not laid out (hidden, detached), whose characters are all at 0.
  */
 export function drawnDirection(element: Locator, word: string): Promise<'ltr' | 'rtl' | null> {
+  if ([...word].length < 2) {
+    throw new Error(`drawnDirection needs a word of two characters or more, not ${JSON.stringify(word)}`);
+  }
   return element.evaluate((root, w) => {
     const { document } = globalThis as unknown as TextDom;
     const SHOW_TEXT = 4;
@@ -138,7 +143,9 @@ export function drawnDirection(element: Locator, word: string): Promise<'ltr' | 
           range.setEnd(text, i + 1);
           return range.getBoundingClientRect().left;
         };
-        return left(at) < left(at + w.length - 1) ? 'ltr' : 'rtl';
+        const first = left(at);
+        const last = left(at + w.length - 1);
+        return first < last ? 'ltr' : first > last ? 'rtl' : null;
       }
     }
     return null;
