@@ -7,8 +7,12 @@ import { visible } from './visible';
 
 const at = '2026-11-26T00:00:00.000Z';
 const OSC52 = '\x1b]52;c;ZWNobyBwd25lZA==\x07';
-/** What human output never passes raw: C0 (but tab) and C1 controls, DEL, bidi controls, invisible characters and U+2028/U+2029. */
-const NOT_SHOWN = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
+/**
+ * What human output never passes raw: C0 (but tab) and C1 controls, DEL, format characters (Cf: bidi
+ * controls, zero-width characters, soft hyphen, tags, ...), what Unicode renders as nothing (Default_Ignorable_Code_Point:
+ * Hangul fillers, variation selectors, ...) and U+2028/U+2029.
+ */
+const NOT_SHOWN = /[\x00-\x08\x0a-\x1f\x7f-\x9f\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]/u;
 
 describe('human output shows control characters instead of passing them to the terminal', () => {
   it('writes out ESC, OSC, BEL, CR, LF, DEL and C1 controls; keeps tab and ordinary text', () => {
@@ -37,6 +41,47 @@ describe('human output shows control characters instead of passing them to the t
     expect(visible('one line\u2028fake line')).toBe('one line\\u2028fake line');
   });
 
+  it('writes out the other invisible characters: soft hyphen, invisible operators, Mongolian vowel separator, Hangul fillers, tags, variation selectors', () => {
+    expect(visible('a\u00adb\u2062c\u180ed\u3164e\u115f\u1160\uffa0f\u034fg')).toBe(
+      'a\\xadb\\u2062c\\u180ed\\u3164e\\u115f\\u1160\\uffa0f\\u034fg',
+    );
+    // Tag characters (U+E0000-U+E007F) spell hidden ASCII: "hi" here. Astral ones are written \u{...}.
+    expect(visible('ok\u{e0001}\u{e0068}\u{e0069}\u{e007f}.')).toBe('ok\\u{e0001}\\u{e0068}\\u{e0069}\\u{e007f}.');
+    // Variation selectors can carry a hidden payload after any character (and change nothing it shows).
+    expect(visible('run\ufe00\ufe0f\u{e0100}\u{e01ef}\u180b.')).toBe('run\\ufe00\\ufe0f\\u{e0100}\\u{e01ef}\\u180b.');
+    // A label that looks like another.
+    expect(visible('team=m\u3164l')).toBe('team=m\\u3164l');
+    // What it costs: an emoji with a presentation selector, or a subdivision flag (tags), shows its parts.
+    expect(visible('\u26a0\ufe0f')).toBe('\u26a0\\ufe0f');
+    expect(visible('\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}')).toBe(
+      '\u{1f3f4}\\u{e0067}\\u{e0062}\\u{e0073}\\u{e0063}\\u{e0074}\\u{e007f}',
+    );
+  });
+
+  it('writes out every format character (Cf) and every default-ignorable code point; keeps visible text', () => {
+    const passedRaw: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      const char = String.fromCodePoint(code);
+      if (/[\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(char)) {
+        const shown = visible(char);
+        if (
+          shown !==
+          (code > 0xffff
+            ? `\\u{${code.toString(16)}}`
+            : code > 0xff
+              ? `\\u${code.toString(16).padStart(4, '0')}`
+              : `\\x${code.toString(16).padStart(2, '0')}`)
+        ) {
+          passedRaw.push(code.toString(16));
+        }
+      }
+    }
+    expect(passedRaw).toEqual([]);
+    // Letters, marks, symbols, spaces and emoji are text, kept as they are; so is a lone surrogate.
+    const text = 'Zürich, 東京, שלום \u00a0\u2003\u2800 e\u0301 \u{1f600}\u{1f44d}\u{1f3fd} \u2705 \ud800';
+    expect(visible(text)).toBe(text);
+  });
+
   it("in a run's command and failure, and in waiting, refusal and failure events", () => {
     const run = {
       id: 'r',
@@ -56,12 +101,12 @@ describe('human output shows control characters instead of passing them to the t
     } as unknown as Run;
     const lines = runLines({
       ...run,
-      workload: { ...run.workload, labels: { team: 'ml\u202e\u200b\u2028\ufeff' } },
-      failure: { code: 'provider_error', message: 'boom\r\x1b[2Kall fine\u2066\u2060\u2029' },
+      workload: { ...run.workload, labels: { team: 'ml\u202e\u200b\u2028\ufeff\u3164\u{e0041}' } },
+      failure: { code: 'provider_error', message: 'boom\r\x1b[2Kall fine\u2066\u2060\u2029\u00ad\ufe0f' },
     } as Run);
     expect(lines).toContain("  command    /bin/sh -c printf '\\x1b]52;c;ZWNobyBwd25lZA==\\x07'");
-    expect(lines).toContain('  failure    provider_error: boom\\r\\x1b[2Kall fine\\u2066\\u2060\\u2029');
-    expect(lines).toContain('  labels     team=ml\\u202e\\u200b\\u2028\\ufeff');
+    expect(lines).toContain('  failure    provider_error: boom\\r\\x1b[2Kall fine\\u2066\\u2060\\u2029\\xad\\ufe0f');
+    expect(lines).toContain('  labels     team=ml\\u202e\\u200b\\u2028\\ufeff\\u3164\\u{e0041}');
     expect(lines.join('')).not.toMatch(NOT_SHOWN);
     expect(runLines({ ...run, workload: { image: 'busybox\u202e' } } as Run)).toContain('  image      busybox\\u202e');
 
