@@ -6,6 +6,7 @@ export * from './contract-client';
 export * from './test-tokens';
 export * from './eventually';
 export * from './settles-within';
+export * from './temp-dirs';
 export * from './patience';
 export * from './sse-reader';
 export * from './express-routes';

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { patience, settlesWithin } from '@wrs/testing';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { expectTempDirsRemoved, patience, settlesWithin } from '@wrs/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WrsClient } from '../client';
@@ -149,29 +149,14 @@ async function wrs(fake: FakeRun, argv: string[]): Promise<{ code: number | 'sti
   return { code: await settlesWithin(patience(2000), runCli(argv, io)), err };
 }
 
-/**
- * Every temporary directory this file makes, watched (mkdtempSync on node:fs itself, which the named
- * import reads at each call): each must be gone when the file ends.
- */
-const madeDirs: string[] = [];
-
-beforeAll(() => {
-  const fs = process.getBuiltinModule('node:fs');
-  const mkdtemp = fs.mkdtempSync;
-  jest.spyOn(fs, 'mkdtempSync').mockImplementation(((prefix: string) => {
-    const dir = mkdtemp(prefix);
-    madeDirs.push(dir);
-    return dir;
-  }) as typeof fs.mkdtempSync);
-  home = mkdtempSync(join(tmpdir(), 'wrs-home-'));
-});
-
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-  jest.restoreAllMocks();
+const madeDirs = expectTempDirsRemoved(() => {
   // The watch saw the home made, so it worked.
   expect(madeDirs).toContain(home);
-  expect(madeDirs.filter((dir) => existsSync(dir))).toEqual([]);
+  rmSync(home, { recursive: true, force: true });
+});
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'wrs-home-'));
 });
 
 /** `wrs runs events <id>` without --follow: the events the run has when asked, then exit 0, not the next one. */

@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { patience } from '@wrs/testing';
+import { expectTempDirsRemoved, patience } from '@wrs/testing';
 import { PINNED_CONTRACT_VERSION } from '../generated/contract-version';
 import { EXIT } from './exit-codes';
 
@@ -25,28 +25,8 @@ interface Ended {
   readonly stderr: string;
 }
 
-/**
- * Every temporary directory this file makes, watched (mkdtempSync on node:fs itself, which the named
- * import reads at each call): each must be gone when the file ends, even when the build failed.
- */
-const madeDirs: string[] = [];
-
-beforeAll(() => {
-  const fs = process.getBuiltinModule('node:fs');
-  const mkdtemp = fs.mkdtempSync;
-  jest.spyOn(fs, 'mkdtempSync').mockImplementation(((prefix: string) => {
-    const dir = mkdtemp(prefix);
-    madeDirs.push(dir);
-    return dir;
-  }) as typeof fs.mkdtempSync);
-});
-
-afterAll(() => {
-  jest.restoreAllMocks();
-  // The watch saw the build's directory made, so it worked.
-  expect(madeDirs.length).toBeGreaterThan(0);
-  expect(madeDirs.filter((dir) => existsSync(dir))).toEqual([]);
-});
+// Every temporary directory this file makes must be gone when it ends, even when the build failed.
+expectTempDirsRemoved();
 
 /**
  * The `wrs` command line as a user runs it: built from these sources (SWC, as `npm run build` does, into a
