@@ -36,7 +36,7 @@ const LOCK: Statement = {
 
 // A batch's events and rows go to Postgres as one JSON array each (`jsonb_to_recordset`), not as an array
 // per column: node-postgres escapes every element of an array parameter with two regular expressions and
-// Postgres parses the array and then each element, 1.5-2x the CPU per batch on both sides
+// Postgres parses the array and then each element, 1.3-2x the CPU per batch of run bodies on both sides
 // (docs/performance.md, "2026-11-26 16:30 UTC").
 
 /**
