@@ -13,6 +13,7 @@ import {
   WrsClient,
   type FollowItem,
   type FollowOptions,
+  type FollowOptionsReportingSkipped,
   type Run,
   type RunEvent,
   type SkippedItem,
@@ -40,6 +41,22 @@ async function follows(client: WrsClient, options: FollowOptions): Promise<void>
   const maybe: AsyncGenerator<FollowItem | SkippedItem> = client.follow('r', { reportSkipped: Math.random() < 0.5 });
   console.log(items, plain, literal, notOnly, maybe);
 }
+// Options typed FollowOptionsReportingSkipped (reportSkipped a boolean, or absent) may bring skipped items.
+async function followsReporting(client: WrsClient, options: FollowOptionsReportingSkipped): Promise<void> {
+  const some: AsyncGenerator<FollowItem | SkippedItem> = client.follow('r', options);
+  // @ts-expect-error reportSkipped may be true: skipped items may come
+  const only: AsyncGenerator<FollowItem> = client.follow('r', options);
+  console.log(some, only);
+}
+// Types derived from follow take its last overload, which is follow as it was before reportSkipped:
+// follow(runId: string, options?: FollowOptions): AsyncGenerator<FollowItem>.
+type Items = ReturnType<WrsClient['follow']>;
+type Options = Parameters<WrsClient['follow']>[1];
+const asBefore = (items: Items): AsyncGenerator<FollowItem> => items;
+const noOptions: Options = undefined;
+const someOptions: Options = { idleTimeoutMs: 1000 };
+const runIdOnly: Parameters<WrsClient['follow']> = ['r'];
+console.log(typeof followsReporting, typeof asBefore, noOptions, someOptions, runIdOnly);
 console.log(typeof WrsClient, PINNED_CONTRACT_VERSION, state, typeof lineOf, typeof webhookId, typeof follows);
 `;
 

@@ -146,12 +146,17 @@ export class WrsClient {
 
   /**
    * The run's events until its terminal event, resuming across dropped connections (see followRun).
-   * With `reportSkipped: true` it also yields `skipped` items (events of types this client does not know);
-   * options typed FollowOptions (which has no reportSkipped) give event and reset items only.
+   * With `reportSkipped: true` (or a boolean) it also yields `skipped` items (events of types this client
+   * does not know); none, `false`, or options typed FollowOptions (which has no reportSkipped) give event
+   * and reset items only. The overload without reportSkipped comes last, as it was before reportSkipped:
+   * `ReturnType<WrsClient['follow']>` and `Parameters<WrsClient['follow']>` are taken from it. The
+   * `reportSkipped?: false` one stays before the boolean one, which options typed FollowOptions (no
+   * reportSkipped) would also match, so that they get event and reset items only.
    */
   follow(runId: string, options: FollowOptions & { readonly reportSkipped: true }): AsyncGenerator<FollowItem | SkippedItem>;
   follow(runId: string, options?: FollowOptions & { readonly reportSkipped?: false }): AsyncGenerator<FollowItem>;
   follow(runId: string, options: FollowOptionsReportingSkipped): AsyncGenerator<FollowItem | SkippedItem>;
+  follow(runId: string, options?: FollowOptions): AsyncGenerator<FollowItem>;
   follow(runId: string, options: FollowOptionsReportingSkipped = {}): AsyncGenerator<FollowItem | SkippedItem> {
     return followRun(
       {

@@ -63,6 +63,7 @@ export type FollowYield<ReportSkipped extends boolean> = FollowItem | (true exte
  * reconnects (after the server's `retry:` time, backing off while nothing gets through) with
  * Last-Event-ID, so nothing is missed or repeated; a 204 means the run had already ended. With
  * `reportSkipped: true` (or a boolean) it also yields `skipped` items; without it, event and reset only.
+ * The overload without reportSkipped comes last, as before reportSkipped: ReturnType and Parameters take it.
  */
 export function followRun(
   context: FollowContext,
@@ -79,6 +80,7 @@ export function followRun(
   runId: string,
   options: FollowOptionsReportingSkipped,
 ): AsyncGenerator<FollowItem | SkippedItem>;
+export function followRun(context: FollowContext, runId: string, options?: FollowOptions): AsyncGenerator<FollowItem>;
 export function followRun(
   context: FollowContext,
   runId: string,
