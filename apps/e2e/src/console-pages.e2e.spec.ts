@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
-import type { Page, Route } from 'playwright-core';
+import type { APIResponse, Page, Route } from 'playwright-core';
 import {
   drawnDirection,
   fulfillDependencyUnavailable,
@@ -381,6 +381,64 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
       expect(await page.locator('.details [data-state="canceled"]').count()).toBe(1);
       expect(await page.getByRole('button', { name: 'Cancel run…' }).isVisible()).toBe(false);
     }
+  });
+
+  it("keeps the run ended when its cancel's answer (canceling, an older version) comes after a refresh showed it canceled", async () => {
+    const running = await createViaApi({ SIM_DURATION_MS: '120000' });
+    const cancelUrl = `**/api/v1/runs/${running}:cancel`;
+    await page.goto(`${origin}/console/runs/${running}`);
+    await page.locator('.details [data-state="running"]').waitFor({ timeout: 20_000 });
+    // The page's cancel reaches the server, which cancels the run; its answer is held on its way back
+    // until the page shows the run canceled (a newer version, from a refresh), then delivered as it was.
+    let fetched!: (answer: APIResponse) => void;
+    const held = new Promise<APIResponse>((resolve) => (fetched = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let answered!: () => void;
+    const delivered = new Promise<void>((resolve) => (answered = resolve));
+    await page.route(
+      cancelUrl,
+      async (route) => {
+        const answer = await route.fetch();
+        fetched(answer);
+        await released;
+        await route.fulfill({ response: answer });
+        answered();
+      },
+      { times: 1 },
+    );
+    let canceling: { state: string; version: number };
+    try {
+      await page.getByRole('button', { name: 'Cancel run…' }).click();
+      await page.getByRole('dialog', { name: 'Cancel this run?' }).getByRole('button', { name: 'Cancel run' }).click();
+      const answer = await held;
+      expect(answer.status()).toBe(202);
+      canceling = (await answer.json()) as { state: string; version: number };
+      expect(canceling.state).toBe('canceling');
+      await page.locator('.details [data-state="canceled"]').waitFor({ timeout: 20_000 });
+      // Every state the page shows from now on, as it is rendered.
+      await page.evaluate(`{
+        const details = document.querySelector('.details');
+        window.shownStates = [];
+        new MutationObserver(() => {
+          for (const e of details.querySelectorAll('[data-state]')) window.shownStates.push(e.dataset.state);
+        }).observe(details, { childList: true, subtree: true, attributes: true });
+      }`);
+      release();
+      await delivered;
+    } finally {
+      release();
+      await page.unroute(cancelUrl);
+    }
+    const ended = (await f.client.call('GET /runs/{runId}', `/runs/${running}`, { token })).body as { state: string; version: number };
+    expect([ended.state, ended.version > canceling.version]).toEqual(['canceled', true]);
+    // Past the refresh the cancel's answer schedules (1 s later), which would have hidden a rollback.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // A refresh may show canceled again (the same version); nothing else may be shown.
+    expect(((await page.evaluate('window.shownStates')) as string[]).filter((state) => state !== 'canceled')).toEqual([]);
+    expect(await page.locator('.details [data-state="canceled"]').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Cancel run…' }).isVisible()).toBe(false);
+    expect(await page.getByRole('alert').count()).toBe(0);
   });
 
   it("shows a zero-width space and other invisible format characters in a run's arguments as escapes", async () => {

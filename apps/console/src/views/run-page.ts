@@ -101,9 +101,13 @@ export function runPageView(runId: string): View {
       }
       cancelErrors.clear();
       try {
-        // The answer is the run after the cancel (canceling, or canceled before dispatch).
+        // The answer is the run after the cancel (canceling, or canceled before dispatch). A refresh may
+        // already show a newer version (the run ended while the answer was on its way): then this one
+        // would roll the page back until the next refresh, so it is not shown, as refresh() does.
         const res = await call<Run>('POST', `/runs/${encodeURIComponent(runId)}:cancel`, { headers: etag ? { 'if-match': etag } : {} });
-        show(res.body);
+        if (!(run && res.body.version < run.version)) {
+          show(res.body);
+        }
         scheduleRefresh(1000);
       } catch (error) {
         // The run may have ended while the cancel was on its way (a refresh showed it final and cleared
