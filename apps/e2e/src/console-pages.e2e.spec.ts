@@ -441,14 +441,15 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     expect(await page.getByRole('alert').count()).toBe(0);
   });
 
-  it("shows a zero-width space and other invisible format characters in a run's arguments as escapes", async () => {
+  it("shows a zero-width space, other invisible format and default-ignorable characters and control characters in a run's arguments as escapes", async () => {
     const res = await f.client.call('POST /runs', '/runs', {
       token,
       headers: { 'idempotency-key': randomUUID() },
       body: {
         workload: {
           image: 'busybox',
-          args: ['run\u200b-42', 'a\u2060b\ufeffc', 'line\u2028sep', 'tag\u{e0041}'],
+          // A Hangul filler (Default_Ignorable, not Cf), a variation selector, ESC (a C0 control).
+          args: ['run\u200b-42', 'a\u2060b\ufeffc', 'line\u2028sep', 'tag\u{e0041}', 'x\u3164y', 'v\ufe0f', 'red\u001b[31m'],
           env: { SIM_DURATION_MS: '50' },
         },
         provider: 'auto',
@@ -460,16 +461,24 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     await page.goto(`${origin}/console/runs/${runId}`);
     const argsRow = '.details dt:text-is("Arguments") + dd';
     await page.locator(argsRow).waitFor();
-    expect(await renderedTexts(page, argsRow)).toEqual(['run\\u200b-42 a\\u2060b\\ufeffc line\\u2028sep tag\\u{e0041}']);
+    expect(await renderedTexts(page, argsRow)).toEqual([
+      'run\\u200b-42 a\\u2060b\\ufeffc line\\u2028sep tag\\u{e0041} x\\u3164y v\\ufe0f red\\u001b[31m',
+    ]);
     expect(await page.locator(argsRow).locator('span.control').allTextContents()).toEqual([
       '\\u200b',
       '\\u2060',
       '\\ufeff',
       '\\u2028',
       '\\u{e0041}',
+      '\\u3164',
+      '\\ufe0f',
+      '\\u001b',
     ]);
     expect(await page.locator(argsRow).locator('span.control').first().getAttribute('title')).toBe(
       'U+200B, an invisible character, shown instead of hidden',
+    );
+    expect(await page.locator(argsRow).locator('span.control').last().getAttribute('title')).toBe(
+      'U+001B, a control character, shown as its code',
     );
   });
 
