@@ -8,18 +8,24 @@ import { existsSync } from 'node:fs';
  */
 export function expectTempDirsRemoved(cleanUp: () => void = () => undefined): string[] {
   const made: string[] = [];
+  let spy: jest.SpyInstance | undefined;
   beforeAll(() => {
     const fs = process.getBuiltinModule('node:fs');
     const mkdtemp = fs.mkdtempSync;
-    jest.spyOn(fs, 'mkdtempSync').mockImplementation(((prefix: string) => {
+    spy = jest.spyOn(fs, 'mkdtempSync').mockImplementation(((prefix: string) => {
       const dir = mkdtemp(prefix);
       made.push(dir);
       return dir;
     }) as typeof fs.mkdtempSync);
   });
   afterAll(() => {
-    cleanUp();
-    jest.restoreAllMocks();
+    try {
+      cleanUp();
+    } finally {
+      // Only its own spy (the file's others stay as the file left them), and even when cleanUp fails:
+      // node:fs is one module for every file the worker runs after this one.
+      spy?.mockRestore();
+    }
     expect(made.length).toBeGreaterThan(0);
     expect(made.filter((dir) => existsSync(dir))).toEqual([]);
   });

@@ -150,9 +150,10 @@ async function wrs(fake: FakeRun, argv: string[]): Promise<{ code: number | 'sti
 }
 
 const madeDirs = expectTempDirsRemoved(() => {
+  // Removed first, so a failed expect below does not leave it behind.
+  rmSync(home, { recursive: true, force: true });
   // The watch saw the home made, so it worked.
   expect(madeDirs).toContain(home);
-  rmSync(home, { recursive: true, force: true });
 });
 
 beforeAll(() => {
