@@ -3,6 +3,7 @@ import { chromiumMissing, describeNeeding, eventually } from '@wrs/testing';
 import type { APIResponse, Page, Route } from 'playwright-core';
 import {
   drawnDirection,
+  failNextRequest,
   fulfillDependencyUnavailable,
   listedRuns,
   openConsoleBrowser,
@@ -245,16 +246,8 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
 
     const running = await createViaApi({ SIM_DURATION_MS: '60000' });
     const runUrl = `**/api/v1/runs/${running}`;
-    let failed = 0;
     // The page's first read of the run fails (503); the refresh 3 s later gets through.
-    await page.route(
-      runUrl,
-      async (route) => {
-        failed++;
-        await fulfillDependencyUnavailable(route);
-      },
-      { times: 1 },
-    );
+    const failed = await failNextRequest(page, runUrl);
     try {
       await page.goto(`${origin}/console/runs/${running}`);
       await page.getByRole('alert').locator('[data-error-code="dependency_unavailable"]').waitFor();
@@ -263,7 +256,7 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     } finally {
       await page.unroute(runUrl);
     }
-    expect(failed).toBe(1);
+    expect(failed()).toBe(1);
 
     await page.goto(`${origin}/console/runs/%E0`);
     await page.getByRole('alert').locator('[data-error-code="run_not_found"]').waitFor();
@@ -288,15 +281,7 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
 
     // The next refresh (every 3 s) fails; the one after it gets through and clears only its own error.
-    let failed = 0;
-    await page.route(
-      runUrl,
-      async (route) => {
-        failed++;
-        await fulfillDependencyUnavailable(route);
-      },
-      { times: 1 },
-    );
+    const failed = await failNextRequest(page, runUrl);
     try {
       const loadError = page.getByRole('alert').filter({ hasText: 'Could not load the run' });
       await loadError.waitFor({ timeout: 10_000 });
@@ -304,7 +289,7 @@ describeNeeding(chromiumMissing())("the console's pages in headless Chromium", (
     } finally {
       await page.unroute(runUrl);
     }
-    expect(failed).toBe(1);
+    expect(failed()).toBe(1);
     expect(await cancelError.locator('[data-request-id]').getAttribute('data-request-id', { timeout: 1000 })).toBe(requestId);
     expect(await page.locator('.details [data-state="running"]').count()).toBe(1);
   });

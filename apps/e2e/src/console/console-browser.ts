@@ -151,3 +151,17 @@ export function drawnDirection(element: Locator, word: string): Promise<'ltr' | 
     return null;
   }, word);
 }
+
+/** Answers the page's next request to `url` with that 503; the function returned says how many were so answered. */
+export async function failNextRequest(page: Page, url: string): Promise<() => number> {
+  let failed = 0;
+  await page.route(
+    url,
+    async (route) => {
+      failed++;
+      await fulfillDependencyUnavailable(route);
+    },
+    { times: 1 },
+  );
+  return () => failed;
+}
