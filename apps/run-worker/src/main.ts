@@ -42,6 +42,7 @@ void runService('run-worker', async (lifecycle) => {
     namespace: config.NAMESPACE,
     offers,
     reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
+    reconcileMaxObserveIntervalMs: config.RECONCILE_MAX_INTERVAL_MS,
     ackWaitMs: config.JETSTREAM_ACK_WAIT_MS,
     workloadCleanup: { intervalMs: config.WORKLOAD_CLEANUP_INTERVAL_MS, graceMs: config.WORKLOAD_ORPHAN_GRACE_SECONDS * 1000 },
     idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_SECONDS * 1000,

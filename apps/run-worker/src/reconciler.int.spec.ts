@@ -56,6 +56,7 @@ describe('Reconciler: one drive, one decision per step, none on a stale row', ()
       new CredentialVault(new ProviderCredentials(db), new Map()),
       {
         intervalMs: 60_000,
+        maxObserveIntervalMs: 60_000,
         batchSize: 10,
         unresponsiveAfterMs: 60_000,
         onError: (error) => {
@@ -136,6 +137,7 @@ describe('Reconciler: one drive, one decision per step, none on a stale row', ()
       new CredentialVault(new ProviderCredentials(db), new Map()),
       {
         intervalMs: 60_000,
+        maxObserveIntervalMs: 60_000,
         batchSize: 10,
         unresponsiveAfterMs: 60_000,
         onError: (error) => {

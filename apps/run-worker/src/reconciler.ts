@@ -1,10 +1,11 @@
 import { isTerminalState, pastDeadline, type ProviderOffer, type RunCommand, type RunView } from '@wrs/domain';
 import type { RunCommandHandler, Snapshot } from '@wrs/messaging';
-import type { RunQueries } from '@wrs/persistence';
+import type { ActiveRunsBound, RunQueries } from '@wrs/persistence';
 import type { CredentialVault } from './credential-vault';
 import type { ProviderRegistry } from './providers/provider-registry';
 import { cancel } from './reconcile/cancel-step';
 import { dispatch } from './reconcile/dispatch-step';
+import { ObserveSchedule } from './reconcile/observe-schedule';
 import { observe } from './reconcile/observe-step';
 import { PlaceLoadReader, PlacementReservations } from './reconcile/placement-reservations';
 import { snapshotOf, SubmittedHere, type Decided, type StepContext } from './reconcile/step-context';
@@ -12,6 +13,8 @@ import { Unresponsive } from './reconcile/unresponsive';
 
 export interface ReconcilerOptions {
   readonly intervalMs: number;
+  /** The longest a starting or running run goes unobserved while nothing changes (its provider unasked says nothing). */
+  readonly maxObserveIntervalMs: number;
   /** A provider that has not answered for this long about a run fails it (never `running` forever). */
   readonly unresponsiveAfterMs: number;
   readonly batchSize: number;
@@ -19,9 +22,11 @@ export interface ReconcilerOptions {
 }
 
 /**
- * Moves every unfinished run one step towards what its provider reports, on each sweep, so a restarted
- * worker loses nothing. Replicas may drive the same run: the event store's optimistic concurrency makes
- * that harmless.
+ * Moves every unfinished run one step towards what its provider reports, so a restarted worker loses
+ * nothing. Each sweep reads the next page of unfinished runs (walking them all, page by page) and the
+ * runs a provider said changed, and drives those due: queued and canceling runs always, a starting or
+ * running one as its ObserveSchedule says. Replicas may drive the same run: the event store's optimistic
+ * concurrency makes that harmless.
  */
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -34,6 +39,12 @@ export class Reconciler {
    * on it could only conflict, and the newer one is on its way. Losing this on restart costs nothing.
    */
   private readonly newest = new Map<string, number>();
+  private readonly schedule: ObserveSchedule;
+  /** Runs a provider said changed since the last sweep: read by id and driven on the next one. */
+  private readonly woken = new Set<string>();
+  /** Where the walk of unfinished runs goes on (null: from the first). */
+  private walkFrom: ActiveRunsBound | null = null;
+  private readonly unwatch: (() => void)[] = [];
 
   constructor(
     private readonly queries: RunQueries,
@@ -47,6 +58,8 @@ export class Reconciler {
     failpoint: (name: string) => void = () => undefined,
   ) {
     this.unresponsive = new Unresponsive(options.unresponsiveAfterMs);
+    this.schedule = new ObserveSchedule(options.intervalMs, Math.max(options.intervalMs, options.maxObserveIntervalMs));
+    this.providers = providers;
     this.placeLoads = new PlaceLoadReader(queries, this.reservations, () => this.clock().getTime());
     this.context = {
       providers,
@@ -61,6 +74,7 @@ export class Reconciler {
       submitted: this.submitted,
       startedAtMs: this.clock().getTime(),
       nowMs: () => this.clock().getTime(),
+      lookAgainAt: (run, atMs) => this.schedule.lookAt(run.runId, atMs),
       failpoint,
     };
   }
@@ -71,8 +85,15 @@ export class Reconciler {
   private readonly reservations = new PlacementReservations();
   private readonly submitted = new SubmittedHere();
   private readonly placeLoads: PlaceLoadReader;
+  private readonly providers: ProviderRegistry;
 
   start(): void {
+    for (const provider of this.providers.all()) {
+      const stop = provider.watch?.((runId) => this.wake(runId));
+      if (stop) {
+        this.unwatch.push(stop);
+      }
+    }
     this.timer = setInterval(() => {
       this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
     }, this.options.intervalMs);
@@ -80,13 +101,23 @@ export class Reconciler {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.unwatch.splice(0).forEach((stop) => stop());
     await this.sweeping;
     await Promise.allSettled([...this.drives]);
+  }
+
+  /** A provider said the run's workload changed: it is read and driven on the next sweep, whatever its schedule. */
+  wake(runId: string): void {
+    if (this.woken.size < MAX_WOKEN_PER_SWEEP) {
+      this.woken.add(runId);
+    }
+    this.schedule.wake(runId);
   }
 
   /** Drive one run now (after its projection changed) instead of waiting for the next sweep. */
   poke(run: RunView): void {
     this.saw(run.runId, run.version, run.terminal);
+    this.schedule.wake(run.runId);
     if (run.placement) {
       this.reservations.projected(run.runId, this.clock().getTime());
     }
@@ -100,15 +131,36 @@ export class Reconciler {
    * hand, not the sweep: after one interval the next sweep goes on with the others and skips it.
    */
   async sweep(): Promise<void> {
-    const runs = await this.queries.active(this.options.batchSize).catch(() => []);
+    const runs = await this.sweepBatch();
+    const nowMs = this.clock().getTime();
+    const due = runs.filter((run) => this.schedule.due(run, nowMs));
     let timer: NodeJS.Timeout | undefined;
     const interval = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.intervalMs)));
-    await Promise.race([Promise.all(runs.map((run) => this.driveOnce(run))), interval]);
+    await Promise.race([Promise.all(due.map((run) => this.driveOnce(run))), interval]);
     clearTimeout(timer);
+  }
+
+  /** The woken runs and the next page of the walk, each run once. A failed read is tried on the next sweep. */
+  private async sweepBatch(): Promise<RunView[]> {
+    const woken = [...this.woken];
+    this.woken.clear();
+    const [wokenRuns, page] = await Promise.all([
+      this.queries.unfinished(woken).catch(() => {
+        woken.forEach((runId) => this.woken.add(runId));
+        return [];
+      }),
+      this.queries.activePage(this.walkFrom, this.options.batchSize).catch(() => null),
+    ]);
+    if (page) {
+      this.walkFrom = page.next;
+    }
+    const byId = new Map([...wokenRuns, ...(page?.runs ?? [])].map((run) => [run.runId, run]));
+    return [...byId.values()];
   }
 
   private saw(runId: string, version: number, terminal: boolean): void {
     if (terminal) {
+      this.schedule.forget(runId);
       // Remembered as done: a row read before the end (a sweep's) must not be driven again.
       this.newest.set(runId, Number.MAX_SAFE_INTEGER);
       this.reservations.release(runId);
@@ -133,6 +185,7 @@ export class Reconciler {
 
   private async driveHeld(run: RunView): Promise<void> {
     this.inHand.add(run.runId);
+    this.schedule.looking(run.runId);
     try {
       await this.drive(run);
       this.unresponsive.answered(run.runId);
@@ -141,7 +194,17 @@ export class Reconciler {
       await this.failIfUnresponsive(run, error).catch((e: unknown) => this.options.onError(e, run));
     } finally {
       this.inHand.delete(run.runId);
+      this.scheduleNext(run);
     }
+  }
+
+  /** A look that moved the run (a newer version seen) keeps the next one close; one that did not backs off. */
+  private scheduleNext(run: RunView): void {
+    const newest = this.newest.get(run.runId) ?? run.version;
+    if (newest === Number.MAX_SAFE_INTEGER) {
+      return; // finished: saw() forgot it
+    }
+    this.schedule.looked(run.runId, newest > run.version, this.clock().getTime());
   }
 
   private async failIfUnresponsive(run: RunView, error: unknown): Promise<void> {
@@ -189,3 +252,6 @@ export class Reconciler {
 
 /** Bounds the memory of newest versions (cleared when full: forgetting only costs a conflict). */
 const MAX_REMEMBERED_RUNS = 100_000;
+
+/** Bounds the runs read by id per sweep; a wake past it is still due at once, found by the walk. */
+const MAX_WOKEN_PER_SWEEP = 1_000;

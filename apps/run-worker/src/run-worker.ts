@@ -39,6 +39,8 @@ export interface RunWorkerOptions {
   readonly namespace: string;
   readonly offers: readonly ProviderOffer[];
   readonly reconcileIntervalMs: number;
+  /** The longest a quiet starting or running run goes unobserved (default 5 s); a provider's watch wakes it sooner. */
+  readonly reconcileMaxObserveIntervalMs?: number;
   /** JETSTREAM_ACK_WAIT_MS: how long a delivered message may stay unacknowledged before another worker gets it. */
   readonly ackWaitMs: number;
   /** How often stray workloads are looked for, and how long one of an unprojected run is spared. */
@@ -129,6 +131,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     vault,
     {
       intervalMs: options.reconcileIntervalMs,
+      maxObserveIntervalMs: options.reconcileMaxObserveIntervalMs ?? DEFAULT_MAX_OBSERVE_INTERVAL_MS,
       batchSize: 500,
       unresponsiveAfterMs: options.providerUnresponsiveMs,
       onError: (error, run) => {
@@ -216,3 +219,6 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
     },
   };
 }
+
+/** A quiet run is observed at least this often, so a provider without a watch is late by at most this much. */
+const DEFAULT_MAX_OBSERVE_INTERVAL_MS = 5_000;

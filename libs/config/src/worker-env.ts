@@ -46,6 +46,14 @@ export class WorkerEnv extends CommonEnv {
   RECONCILE_INTERVAL_MS = 200;
 
   /**
+   * The longest a starting or running run goes unobserved while nothing changes: the gap between looks
+   * doubles from RECONCILE_INTERVAL_MS up to this. A provider that reports changes itself (the container
+   * engine's events) wakes a run sooner; one that does not (Kubernetes) is late by at most this much.
+   */
+  @IntBetween(10, 600000)
+  RECONCILE_MAX_INTERVAL_MS = 5000;
+
+  /**
    * How long a command or event delivered to a worker may stay unacknowledged before JetStream gives it
    * to another: what a worker that died mid-message costs. It counts from delivery, so it covers the
    * time a message waits in the worker's queue (up to about 500 of them) as well as its handling.

@@ -11,9 +11,27 @@ const PLACED_COUNTS: NamedStatement = {
            FROM runs WHERE NOT terminal AND body->'placement' IS NOT NULL AND body->'placement' <> 'null'::jsonb GROUP BY 1, 2`,
 };
 
-const ACTIVE: NamedStatement = {
-  name: 'wrs_runs_active',
-  text: `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE NOT terminal ORDER BY updated_at LIMIT $1`,
+/**
+ * The next page of unfinished runs after a keyset bound, by the partial index on `updated_at` (a sweep
+ * must not sort every unfinished run: `updated_at >= $1` is its index condition, the tie on id a filter);
+ * `updated_at` as text keeps its microseconds for the next bound.
+ */
+const ACTIVE_AFTER: NamedStatement = {
+  name: 'wrs_runs_active_after',
+  text: `SELECT body, version, ${STATE_VERSION_SQL}, id, updated_at::text AS updated_at FROM runs
+          WHERE NOT terminal AND updated_at >= $1::timestamptz AND (updated_at > $1::timestamptz OR id > $2::uuid)
+          ORDER BY updated_at, id LIMIT $3`,
+};
+
+const ACTIVE_FIRST: NamedStatement = {
+  name: 'wrs_runs_active_first',
+  text: `SELECT body, version, ${STATE_VERSION_SQL}, id, updated_at::text AS updated_at FROM runs
+          WHERE NOT terminal ORDER BY updated_at, id LIMIT $1`,
+};
+
+const UNFINISHED_BY_IDS: NamedStatement = {
+  name: 'wrs_runs_unfinished_by_ids',
+  text: `SELECT body, version, ${STATE_VERSION_SQL} FROM runs WHERE id = ANY($1::uuid[]) AND NOT terminal`,
 };
 
 /**
@@ -96,11 +114,25 @@ export class RunQueries {
   }
 
   /**
-   * Unfinished runs, least recently changed first: the reconciler's batch for each sweep. A partial index
-   * on `updated_at` serves it, so a sweep does not sort every unfinished run (it was a worker's main cost).
+   * One page of the unfinished runs, least recently changed first, after `after` (null: from the first):
+   * the reconciler walks them all, page by page, so no run waits behind a full page of older ones. Its
+   * `next` is the bound of the following page, or null when this was the last (the walk starts again).
    */
-  async active(limit: number): Promise<RunView[]> {
-    const rows = await runNamed<StoredRun>(this.db, ACTIVE, [limit]);
+  async activePage(after: ActiveRunsBound | null, limit: number): Promise<ActiveRunsPage> {
+    const rows = after
+      ? await runNamed<PagedRun>(this.db, ACTIVE_AFTER, [after.updatedAt, after.id, limit])
+      : await runNamed<PagedRun>(this.db, ACTIVE_FIRST, [limit]);
+    const last = rows[rows.length - 1];
+    return { runs: rows.map(viewOf), next: rows.length === limit && last ? { updatedAt: last.updated_at, id: last.id } : null };
+  }
+
+  /** Of these run ids, the runs still unfinished: what the reconciler reads for the runs a provider said changed. */
+  async unfinished(runIds: readonly string[]): Promise<RunView[]> {
+    const ids = runIds.filter((id) => UUID.test(id));
+    if (ids.length === 0) {
+      return [];
+    }
+    const rows = await runNamed<StoredRun>(this.db, UNFINISHED_BY_IDS, [ids]);
     return rows.map(viewOf);
   }
 
@@ -124,6 +156,22 @@ interface StoredRun {
   readonly body: RunState;
   readonly version: string;
   readonly state_version: string;
+}
+
+interface PagedRun extends StoredRun {
+  readonly id: string;
+  readonly updated_at: string;
+}
+
+/** Where the walk of unfinished runs goes on from: the last run of a page. */
+export interface ActiveRunsBound {
+  readonly updatedAt: string;
+  readonly id: string;
+}
+
+export interface ActiveRunsPage {
+  readonly runs: RunView[];
+  readonly next: ActiveRunsBound | null;
 }
 
 type Label = { readonly key: string; readonly value: string };

@@ -16,4 +16,8 @@ export class ProviderRegistry {
   get(name: string): RunProvider | undefined {
     return this.byName.get(name);
   }
+
+  all(): RunProvider[] {
+    return [...this.byName.values()];
+  }
 }

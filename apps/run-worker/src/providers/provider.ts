@@ -34,8 +34,9 @@ export interface HeldWorkload {
 }
 
 export type Observation =
-  | { readonly phase: 'pending' }
-  | { readonly phase: 'running' }
+  | { readonly phase: 'pending'; readonly changesAtMs?: number }
+  /** `changesAtMs`: when the provider knows the workload will next change (a simulated end), so the reconciler looks again then. */
+  | { readonly phase: 'running'; readonly changesAtMs?: number }
   | { readonly phase: 'exited'; readonly exitCode: number }
   /** The provider ended the workload itself without an exit code of its own (its deadline, a missing image). */
   | { readonly phase: 'failed'; readonly code: 'image_not_found' | 'timed_out' | 'provider_error'; readonly reason: string }
@@ -78,4 +79,11 @@ export interface RunProvider {
   listHeld?(): Promise<HeldWorkload[]>;
   /** Stops and removes one listed workload; one already gone is not an error. */
   removeHeld?(workload: HeldWorkload): Promise<void>;
+  /**
+   * Calls `changed(runId)` whenever the provider learns, unasked, that a run's workload may have changed
+   * (it started, exited or was removed, or wrote log lines), so the reconciler observes that run at once
+   * instead of at its next scheduled look (which backs off while nothing changes). Returns a stop
+   * function. Absent: the reconciler relies on its schedule alone.
+   */
+  watch?(changed: (runId: string) => void): () => void;
 }

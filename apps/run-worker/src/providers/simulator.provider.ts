@@ -63,16 +63,26 @@ export class SimulatorProvider implements RunProvider {
     if (!run.dispatchedAt) {
       return { phase: 'pending' };
     }
-    const { startDelayMs, durationMs, exitCode } = this.settingsOf(run);
-    const elapsed = this.clock() - Date.parse(run.dispatchedAt);
+    const { startDelayMs, durationMs, exitCode, lines } = this.settingsOf(run);
+    const dispatchedMs = Date.parse(run.dispatchedAt);
+    const elapsed = this.clock() - dispatchedMs;
     if (elapsed < startDelayMs) {
-      return { phase: 'pending' };
+      return { phase: 'pending', changesAtMs: dispatchedMs + startDelayMs };
     }
     if (elapsed < startDelayMs + durationMs) {
-      return { phase: 'running' };
+      return { phase: 'running', changesAtMs: dispatchedMs + startDelayMs + nextChangeMs(elapsed - startDelayMs, durationMs, lines) };
     }
     return { phase: 'exited', exitCode };
   }
+}
+
+/** Since the start, when the next line is due (lines spread evenly, as logs() has them) or the run ends. */
+function nextChangeMs(sinceStartMs: number, durationMs: number, lines: number): number {
+  if (lines === 0) {
+    return durationMs;
+  }
+  const dueLines = Math.floor((sinceStartMs * (lines + 1)) / Math.max(1, durationMs));
+  return Math.min(durationMs, Math.ceil(((dueLines + 1) * durationMs) / (lines + 1)));
 }
 
 function numberOr(value: string | undefined, fallback: number): number {

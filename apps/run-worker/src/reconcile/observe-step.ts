@@ -16,6 +16,9 @@ export async function observe(context: StepContext, run: RunView): Promise<void>
     );
   }
   const observation = await observed(context, provider, run);
+  if ((observation.phase === 'pending' || observation.phase === 'running') && observation.changesAtMs !== undefined) {
+    context.lookAgainAt(run, observation.changesAtMs);
+  }
   // Past its limit only while the provider still has it running: one that exited meanwhile (a worker
   // that was down or busy looks late) is recorded as it ended, not killed after the fact.
   if (observation.phase === 'running' && hasTimedOut(run, context.nowMs())) {

@@ -131,7 +131,13 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
       new ProviderRegistry([first, second, keyed]),
       withOffers,
       new CredentialVault(new ProviderCredentials(db), new Map([['k1', kek.privateKey]])),
-      { intervalMs, batchSize: 10, unresponsiveAfterMs: UNRESPONSIVE_MS, onError: (error) => errors.push(error) },
+      {
+        intervalMs,
+        maxObserveIntervalMs: intervalMs,
+        batchSize: 10,
+        unresponsiveAfterMs: UNRESPONSIVE_MS,
+        onError: (error) => errors.push(error),
+      },
       () => new Date(now),
     );
   }

@@ -78,7 +78,13 @@ describeNeeding(containerEngineMissing())("a stale row never starts a finished r
       new ProviderRegistry([provider]),
       OFFERS,
       new CredentialVault(new ProviderCredentials(db), new Map()),
-      { intervalMs: 60_000, batchSize: 10, unresponsiveAfterMs: 60_000, onError: (error) => errors.push(error) },
+      {
+        intervalMs: 60_000,
+        maxObserveIntervalMs: 60_000,
+        batchSize: 10,
+        unresponsiveAfterMs: 60_000,
+        onError: (error) => errors.push(error),
+      },
     );
   async function viewOf(runId: string): Promise<RunView> {
     const { events, version } = await store.read(WS, runId);

@@ -29,6 +29,8 @@ export interface StepContext {
   /** Dispatches this process's own submit was taken for (by run id, the dispatch's time). */
   readonly submitted: SubmittedHere;
   nowMs(): number;
+  /** The provider says when the run's workload next changes: the reconciler looks again by then. */
+  lookAgainAt(run: RunView, atMs: number): void;
   /** Fault injection for crash tests (see FAILPOINT); a no-op unless armed. */
   failpoint(name: string): void;
 }

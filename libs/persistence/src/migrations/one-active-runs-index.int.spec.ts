@@ -62,7 +62,7 @@ describe('migration 1763700000009: one index of unfinished runs by update, not t
     }
   });
 
-  it("serves the reconciler's sweep: unfinished runs, least recently changed first", async () => {
+  it("serves the reconciler's walk: unfinished runs, least recently changed first, page by page to the last", async () => {
     const insert = (id: string, terminal: boolean, updatedAt: string): Promise<unknown> =>
       db.query(
         `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at, state_version)
@@ -76,9 +76,23 @@ describe('migration 1763700000009: one index of unfinished runs by update, not t
         ],
       );
     const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    // Two runs changed in the same microsecond: the walk orders them by id and skips neither.
+    const [d, e] = [randomUUID(), randomUUID()].sort();
     await insert(a, false, '2026-11-25T10:00:02Z');
     await insert(b, true, '2026-11-25T10:00:00Z');
-    await insert(c, false, '2026-11-25T10:00:01Z');
-    expect((await new RunQueries(db).active(10)).map((r) => r.runId)).toEqual([c, a]);
+    await insert(c, false, '2026-11-25T10:00:01.000001Z');
+    await insert(e!, false, '2026-11-25T10:00:03.123456Z');
+    await insert(d!, false, '2026-11-25T10:00:03.123456Z');
+    const queries = new RunQueries(db);
+    expect((await queries.activePage(null, 10)).runs.map((r) => r.runId)).toEqual([c, a, d, e]);
+    const walked: string[] = [];
+    let page = await queries.activePage(null, 1);
+    for (let pages = 1; page.next !== null; pages++) {
+      expect(pages).toBeLessThan(10);
+      walked.push(...page.runs.map((r) => r.runId));
+      page = await queries.activePage(page.next, 1);
+    }
+    walked.push(...page.runs.map((r) => r.runId));
+    expect(walked).toEqual([c, a, d, e]);
   });
 });

@@ -1,0 +1,89 @@
+import { hasTimedOut, pastDeadline, type RunView } from '@wrs/domain';
+
+interface NextLook {
+  /** When the run is next due, in ms since the epoch. */
+  readonly atMs: number;
+  /** The gap that led here: doubled after each look that changed nothing. */
+  readonly gapMs: number;
+}
+
+/**
+ * When each starting or running run is next observed. A look that changed nothing doubles the gap to the
+ * next one, up to `maxMs`; a change, a wake from the provider or a poke from the projection brings it
+ * back to `baseMs`. Without it, every unfinished run cost its provider a call (a container inspect and a
+ * log read) every sweep, however long it ran quietly. Queued and canceling runs, and runs at their
+ * deadline or time limit, are always due. Lost on restart: a restarted worker looks at every run once.
+ */
+export class ObserveSchedule {
+  private readonly next = new Map<string, NextLook>();
+  /** Sooner looks asked for while a look may be under way (a wake, a provider's hint): the next `looked` keeps them. */
+  private readonly asked = new Map<string, number>();
+
+  constructor(
+    private readonly baseMs: number,
+    private readonly maxMs: number,
+  ) {}
+
+  due(run: RunView, nowMs: number): boolean {
+    if (run.state !== 'starting' && run.state !== 'running') {
+      return true;
+    }
+    const look = this.next.get(run.runId);
+    return look === undefined || nowMs >= look.atMs || pastDeadline(run, nowMs) || hasTimedOut(run, nowMs);
+  }
+
+  /** A look begins: what was asked before it is answered by it. */
+  looking(runId: string): void {
+    this.asked.delete(runId);
+  }
+
+  /** After a look at a run: `changed` when it moved the run (a state, log lines). */
+  looked(runId: string, changed: boolean, nowMs: number): void {
+    const previous = this.next.get(runId);
+    const askedAtMs = this.asked.get(runId);
+    this.asked.delete(runId);
+    const woken = askedAtMs === WOKEN;
+    const gapMs = changed || woken || previous === undefined ? this.baseMs : Math.min(previous.gapMs * 2, this.maxMs);
+    this.remember(runId, { atMs: Math.min(nowMs + gapMs, askedAtMs ?? Infinity), gapMs });
+  }
+
+  /** The provider says when the workload next changes (a simulated end): looked at then, if sooner. */
+  lookAt(runId: string, atMs: number): void {
+    const look = this.next.get(runId);
+    if (look !== undefined && atMs < look.atMs) {
+      this.next.set(runId, { atMs, gapMs: look.gapMs });
+    }
+    this.ask(runId, atMs);
+  }
+
+  /** Due at once, with the shortest gap again: something changed (also when a look is under way). */
+  wake(runId: string): void {
+    this.next.delete(runId);
+    this.ask(runId, WOKEN);
+  }
+
+  forget(runId: string): void {
+    this.next.delete(runId);
+    this.asked.delete(runId);
+  }
+
+  private ask(runId: string, atMs: number): void {
+    if (this.asked.size >= MAX_SCHEDULED_RUNS) {
+      this.asked.clear(); // forgetting a hint only costs a later look
+    }
+    this.asked.set(runId, Math.min(atMs, this.asked.get(runId) ?? Infinity));
+  }
+
+  private remember(runId: string, look: NextLook): void {
+    if (this.next.size >= MAX_SCHEDULED_RUNS && !this.next.has(runId)) {
+      this.next.clear(); // forgetting only costs one early look per run
+    }
+    this.next.set(runId, look);
+  }
+}
+
+/** An ask for a look at once: earlier than any time. */
+const WOKEN = 0;
+
+/** Bounds the memory of the schedule. */
+const MAX_SCHEDULED_RUNS = 100_000;
