@@ -131,31 +131,38 @@ export class Reconciler {
    * hand, not the sweep: after one interval the next sweep goes on with the others and skips it.
    */
   async sweep(): Promise<void> {
-    const runs = await this.sweepBatch();
-    const nowMs = this.clock().getTime();
-    const due = runs.filter((run) => this.schedule.due(run, nowMs));
+    const runs = await this.dueRuns();
     let timer: NodeJS.Timeout | undefined;
     const interval = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.intervalMs)));
-    await Promise.race([Promise.all(due.map((run) => this.driveOnce(run))), interval]);
+    await Promise.race([Promise.all(runs.map((run) => this.driveOnce(run))), interval]);
     clearTimeout(timer);
   }
 
-  /** The woken runs and the next page of the walk, each run once. A failed read is tried on the next sweep. */
-  private async sweepBatch(): Promise<RunView[]> {
-    const woken = [...this.woken];
-    this.woken.clear();
-    const [wokenRuns, page] = await Promise.all([
-      this.queries.unfinished(woken).catch(() => {
-        woken.forEach((runId) => this.woken.add(runId));
-        return [];
-      }),
-      this.queries.activePage(this.walkFrom, this.options.batchSize).catch(() => null),
-    ]);
+  /**
+   * The runs due of the walk's next page, and the woken ones, read whole. A run whose row is newer than
+   * any version this worker saw changed elsewhere (another replica): due at once. A failed read is
+   * tried again on the next sweep.
+   */
+  private async dueRuns(): Promise<RunView[]> {
+    const page = await this.queries.activePage(this.walkFrom, this.options.batchSize).catch(() => null);
     if (page) {
       this.walkFrom = page.next;
     }
-    const byId = new Map([...wokenRuns, ...(page?.runs ?? [])].map((run) => [run.runId, run]));
-    return [...byId.values()];
+    const nowMs = this.clock().getTime();
+    const ids = new Set(this.woken);
+    this.woken.clear();
+    for (const run of page?.runs ?? []) {
+      if (run.version > (this.newest.get(run.runId) ?? 0)) {
+        this.schedule.wake(run.runId);
+      }
+      if (this.schedule.due(run, nowMs) && !this.inHand.has(run.runId)) {
+        ids.add(run.runId);
+      }
+    }
+    return this.queries.unfinished([...ids]).catch(() => {
+      ids.forEach((runId) => this.wake(runId));
+      return [];
+    });
   }
 
   private saw(runId: string, version: number, terminal: boolean): void {
@@ -204,7 +211,7 @@ export class Reconciler {
     if (newest === Number.MAX_SAFE_INTEGER) {
       return; // finished: saw() forgot it
     }
-    this.schedule.looked(run.runId, newest > run.version, this.clock().getTime());
+    this.schedule.looked(run, newest > run.version, this.clock().getTime());
   }
 
   private async failIfUnresponsive(run: RunView, error: unknown): Promise<void> {

@@ -18,14 +18,14 @@ const PLACED_COUNTS: NamedStatement = {
  */
 const ACTIVE_AFTER: NamedStatement = {
   name: 'wrs_runs_active_after',
-  text: `SELECT body, version, ${STATE_VERSION_SQL}, id, updated_at::text AS updated_at FROM runs
+  text: `SELECT id, state, version, updated_at::text AS updated_at FROM runs
           WHERE NOT terminal AND updated_at >= $1::timestamptz AND (updated_at > $1::timestamptz OR id > $2::uuid)
           ORDER BY updated_at, id LIMIT $3`,
 };
 
 const ACTIVE_FIRST: NamedStatement = {
   name: 'wrs_runs_active_first',
-  text: `SELECT body, version, ${STATE_VERSION_SQL}, id, updated_at::text AS updated_at FROM runs
+  text: `SELECT id, state, version, updated_at::text AS updated_at FROM runs
           WHERE NOT terminal ORDER BY updated_at, id LIMIT $1`,
 };
 
@@ -115,15 +115,19 @@ export class RunQueries {
 
   /**
    * One page of the unfinished runs, least recently changed first, after `after` (null: from the first):
-   * the reconciler walks them all, page by page, so no run waits behind a full page of older ones. Its
-   * `next` is the bound of the following page, or null when this was the last (the walk starts again).
+   * the reconciler walks them all, page by page, so no run waits behind a full page of older ones. Ids,
+   * states and versions only: most runs of a page are not due, and a body is read (`unfinished`) only
+   * for those that are. Its `next` is the bound of the following page, or null after the last.
    */
   async activePage(after: ActiveRunsBound | null, limit: number): Promise<ActiveRunsPage> {
     const rows = after
       ? await runNamed<PagedRun>(this.db, ACTIVE_AFTER, [after.updatedAt, after.id, limit])
       : await runNamed<PagedRun>(this.db, ACTIVE_FIRST, [limit]);
     const last = rows[rows.length - 1];
-    return { runs: rows.map(viewOf), next: rows.length === limit && last ? { updatedAt: last.updated_at, id: last.id } : null };
+    return {
+      runs: rows.map((row) => ({ runId: row.id, state: row.state, version: Number(row.version) })),
+      next: rows.length === limit && last ? { updatedAt: last.updated_at, id: last.id } : null,
+    };
   }
 
   /** Of these run ids, the runs still unfinished: what the reconciler reads for the runs a provider said changed. */
@@ -158,9 +162,18 @@ interface StoredRun {
   readonly state_version: string;
 }
 
-interface PagedRun extends StoredRun {
+interface PagedRun {
   readonly id: string;
+  readonly state: RunView['state'];
+  readonly version: string;
   readonly updated_at: string;
+}
+
+/** An unfinished run as a page of the walk has it. */
+export interface ActiveRunRef {
+  readonly runId: string;
+  readonly state: RunView['state'];
+  readonly version: number;
 }
 
 /** Where the walk of unfinished runs goes on from: the last run of a page. */
@@ -170,7 +183,7 @@ export interface ActiveRunsBound {
 }
 
 export interface ActiveRunsPage {
-  readonly runs: RunView[];
+  readonly runs: ActiveRunRef[];
   readonly next: ActiveRunsBound | null;
 }
 

@@ -1,4 +1,10 @@
-import { hasTimedOut, pastDeadline, type RunView } from '@wrs/domain';
+import { timeoutOf, type RunView } from '@wrs/domain';
+
+/** What a sweep knows of a run before reading it: enough to tell whether it is due. */
+export interface RunRef {
+  readonly runId: string;
+  readonly state: RunView['state'];
+}
 
 interface NextLook {
   /** When the run is next due, in ms since the epoch. */
@@ -11,8 +17,9 @@ interface NextLook {
  * When each starting or running run is next observed. A look that changed nothing doubles the gap to the
  * next one, up to `maxMs`; a change, a wake from the provider or a poke from the projection brings it
  * back to `baseMs`. Without it, every unfinished run cost its provider a call (a container inspect and a
- * log read) every sweep, however long it ran quietly. Queued and canceling runs, and runs at their
- * deadline or time limit, are always due. Lost on restart: a restarted worker looks at every run once.
+ * log read) every sweep, however long it ran quietly. Queued and canceling runs are always due; a run's
+ * deadline or time limit is a look of its own, whatever the gap. Lost on restart: a restarted worker
+ * looks at every run once.
  */
 export class ObserveSchedule {
   private readonly next = new Map<string, NextLook>();
@@ -24,12 +31,12 @@ export class ObserveSchedule {
     private readonly maxMs: number,
   ) {}
 
-  due(run: RunView, nowMs: number): boolean {
+  due(run: RunRef, nowMs: number): boolean {
     if (run.state !== 'starting' && run.state !== 'running') {
       return true;
     }
     const look = this.next.get(run.runId);
-    return look === undefined || nowMs >= look.atMs || pastDeadline(run, nowMs) || hasTimedOut(run, nowMs);
+    return look === undefined || nowMs >= look.atMs;
   }
 
   /** A look begins: what was asked before it is answered by it. */
@@ -37,14 +44,15 @@ export class ObserveSchedule {
     this.asked.delete(runId);
   }
 
-  /** After a look at a run: `changed` when it moved the run (a state, log lines). */
-  looked(runId: string, changed: boolean, nowMs: number): void {
+  /** After a look at `run` (as read before it): `changed` when it moved the run (a state, log lines). */
+  looked(run: RunView, changed: boolean, nowMs: number): void {
+    const { runId } = run;
     const previous = this.next.get(runId);
     const askedAtMs = this.asked.get(runId);
     this.asked.delete(runId);
     const woken = askedAtMs === WOKEN;
     const gapMs = changed || woken || previous === undefined ? this.baseMs : Math.min(previous.gapMs * 2, this.maxMs);
-    this.remember(runId, { atMs: Math.min(nowMs + gapMs, askedAtMs ?? Infinity), gapMs });
+    this.remember(runId, { atMs: Math.min(nowMs + gapMs, askedAtMs ?? Infinity, limitOf(run)), gapMs });
   }
 
   /** The provider says when the workload next changes (a simulated end): looked at then, if sooner. */
@@ -80,6 +88,13 @@ export class ObserveSchedule {
     }
     this.next.set(runId, look);
   }
+}
+
+/** When the run meets its deadline or its time limit (once started): a look is due then. */
+function limitOf(run: RunView): number {
+  const deadlineMs = run.deadline ? Date.parse(run.deadline) : Infinity;
+  const limitMs = run.startedAt ? Date.parse(run.startedAt) + timeoutOf(run.workload) * 1000 + 1 : Infinity;
+  return Math.min(deadlineMs, limitMs);
 }
 
 /** An ask for a look at once: earlier than any time. */

@@ -21,7 +21,7 @@ function looksOf(schedule: ObserveSchedule, run: RunView, untilMs: number, stepM
     if (schedule.due(run, T0 + t)) {
       looks.push(t);
       schedule.looking(run.runId);
-      schedule.looked(run.runId, false, T0 + t);
+      schedule.looked(run, false, T0 + t);
     }
   }
   return looks;
@@ -37,7 +37,7 @@ describe('ObserveSchedule', () => {
     const schedule = new ObserveSchedule(200, 1_600);
     const run = runOf('running');
     looksOf(schedule, run, 3_000);
-    schedule.looked(run.runId, true, T0 + 3_000);
+    schedule.looked(run, true, T0 + 3_000);
     expect(schedule.due(run, T0 + 3_199)).toBe(false);
     expect(schedule.due(run, T0 + 3_200)).toBe(true);
   });
@@ -53,13 +53,13 @@ describe('ObserveSchedule', () => {
     // Woken during the look: the look may have read the workload before the change, so it is due again.
     schedule.looking(run.runId);
     schedule.wake(run.runId);
-    schedule.looked(run.runId, false, T0 + 5_001);
+    schedule.looked(run, false, T0 + 5_001);
     expect(schedule.due(run, T0 + 5_002)).toBe(true);
 
     // Woken before the look: that look answers it, and the next is a base gap away.
     schedule.wake(run.runId);
     schedule.looking(run.runId);
-    schedule.looked(run.runId, false, T0 + 5_002);
+    schedule.looked(run, false, T0 + 5_002);
     expect(schedule.due(run, T0 + 5_003)).toBe(false);
     expect(schedule.due(run, T0 + 5_202)).toBe(true);
   });
@@ -70,26 +70,32 @@ describe('ObserveSchedule', () => {
     looksOf(schedule, run, 5_000);
     schedule.looking(run.runId);
     schedule.lookAt(run.runId, T0 + 5_050);
-    schedule.looked(run.runId, false, T0 + 5_000);
+    schedule.looked(run, false, T0 + 5_000);
     expect(schedule.due(run, T0 + 5_049)).toBe(false);
     expect(schedule.due(run, T0 + 5_050)).toBe(true);
   });
 
-  it('queued and canceling runs are always due; so is a run at its deadline or past its time limit', () => {
+  it('queued and canceling runs are always due; a deadline or a time limit inside the gap is a look of its own', () => {
     const schedule = new ObserveSchedule(200, 10_000);
+    // Six quiet looks: the next one is 6.4 s away.
     const quiet = (run: RunView): RunView => {
-      schedule.looked(run.runId, false, T0);
-      schedule.looked(run.runId, false, T0);
+      for (let i = 0; i < 6; i++) {
+        schedule.looked(run, false, T0);
+      }
       return run;
     };
-    expect(schedule.due(quiet(runOf('queued')), T0 + 1)).toBe(true);
-    expect(schedule.due(quiet(runOf('canceling')), T0 + 1)).toBe(true);
-    const deadline = new Date(T0 + 100).toISOString();
-    expect(schedule.due(quiet(runOf('running', { deadline })), T0 + 99)).toBe(false);
-    expect(schedule.due(quiet(runOf('running', { deadline })), T0 + 100)).toBe(true);
-    const limited = runOf('running', { workload: { image: 'img', timeoutSeconds: 1 } } as Partial<RunView>);
-    expect(schedule.due(quiet(limited), T0 + 1_000)).toBe(false);
-    expect(schedule.due(quiet(limited), T0 + 1_001)).toBe(true);
+    expect(schedule.due(quiet(runOf('queued', { runId: 'q' })), T0 + 1)).toBe(true);
+    expect(schedule.due(quiet(runOf('canceling', { runId: 'c' })), T0 + 1)).toBe(true);
+    const withDeadline = quiet(runOf('running', { runId: 'd', deadline: new Date(T0 + 100).toISOString() }));
+    expect(schedule.due(withDeadline, T0 + 99)).toBe(false);
+    expect(schedule.due(withDeadline, T0 + 100)).toBe(true);
+    // Timed out once more than its limit has passed since the start (hasTimedOut): 1 s and 1 ms.
+    const limited = quiet(runOf('running', { runId: 't', workload: { image: 'img', timeoutSeconds: 1 } } as Partial<RunView>));
+    expect(schedule.due(limited, T0 + 1_000)).toBe(false);
+    expect(schedule.due(limited, T0 + 1_001)).toBe(true);
+    const quietWithoutLimits = quiet(runOf('running', { runId: 'n' }));
+    expect(schedule.due(quietWithoutLimits, T0 + 6_399)).toBe(false);
+    expect(schedule.due(quietWithoutLimits, T0 + 6_400)).toBe(true);
   });
 
   it('a finished run is forgotten: a later look at the same id starts from the base gap', () => {
