@@ -11,6 +11,7 @@ import { StreamNames } from '@wrs/messaging';
 import { cleanUp } from './clean-up';
 import { labelFilterPage } from './label-filter';
 import { projectionCatchUp } from './projection';
+import { quietRunsCost } from './quiet-runs-scenario';
 import { CpuUsage } from './cpu-usage';
 import { round } from './stats';
 import { cpuPerRunFigures } from './cpu-per-run';
@@ -79,9 +80,9 @@ async function main(): Promise<void> {
   }
   const seconds = Number(process.env['BENCH_SECONDS'] ?? '10');
   const fanOutSizes = (process.env['BENCH_FANOUT'] ?? '1000').split(',').map(Number);
-  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,resume,labels (all by default) runs a subset;
+  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,resume,quiet,labels (all by default) runs a subset;
   // BENCH_CPU_PROF=<dir> makes every service write a V8 CPU profile there when it stops (services.json: whose is which).
-  const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,resume,labels').split(','));
+  const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,resume,quiet,labels').split(','));
   const cpuProfDir = process.env['BENCH_CPU_PROF'];
   const namespace = `bench${randomUUID().slice(0, 6)}`;
   const keys = ensureDevKeyPair(mkdtempSync(join(tmpdir(), 'wrs-bench-keys-')));
@@ -370,6 +371,23 @@ async function main(): Promise<void> {
           env.natsUrl,
           { eventsStream: names.eventsStream, subject: (id) => names.runEvents('bench', id) },
           resumeTotal,
+        )),
+      );
+    }
+    if (only.has('quiet')) {
+      const pids = new Map([...stack.processes].flatMap(([name, child]) => (child.pid ? [[name, child.pid] as const] : [])));
+      const servers = serversOf(env);
+      const counts = async (): Promise<{ unfinished: number; running: number }> => {
+        const [row] = (await db.query(
+          `SELECT count(*) FILTER (WHERE NOT terminal) AS unfinished, count(*) FILTER (WHERE state = 'running') AS running FROM runs`,
+        )) as { unfinished: string; running: string }[];
+        return { unfinished: Number(row?.unfinished ?? 0), running: Number(row?.running ?? 0) };
+      };
+      figures.push(
+        ...(await quietRunsCost(
+          { apiUrl, token, counts, cpu: () => new CpuUsage(pids, servers) },
+          Number(process.env['BENCH_QUIET_RUNS'] ?? '1000'),
+          seconds,
         )),
       );
     }
