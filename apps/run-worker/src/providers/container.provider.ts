@@ -2,17 +2,12 @@ import type Docker from 'dockerode';
 import type { Placement, RunView } from '@wrs/domain';
 import { abandonedUnstarted, ABANDONED_AFTER_MS, containerAppears } from './container/another-submit';
 import { engineCall, isNameTaken, isStartedAlready } from './container/engine';
+import { ContainerLogs, DEFAULT_LOG_SETTINGS, type LogSettings } from './container/container-logs';
+import { engineLogSource } from './container/engine-log-source';
+import { containerName, LABEL_OWNER, LABEL_PULL, LABEL_RUN, LABEL_WORKSPACE } from './container/identity';
 import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
-import { demultiplexLogs } from './container/log-frames';
 import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { cpuNanos, memoryBytes } from './quantities';
-
-const LABEL_RUN = 'io.workload-run-service.run';
-const LABEL_WORKSPACE = 'io.workload-run-service.workspace';
-/** The installation (NAMESPACE) that made the container: the cleanup never touches another's. */
-const LABEL_OWNER = 'io.workload-run-service.owner';
-/** What the pull before this container did: its first log line, stable across worker restarts. */
-const LABEL_PULL = 'io.workload-run-service.pull';
 
 /**
  * Runs a workload as a real container on a Docker Engine API endpoint (Docker, or Podman's service),
@@ -23,6 +18,8 @@ const LABEL_PULL = 'io.workload-run-service.pull';
 export class ContainerProvider implements RunProvider {
   /** The engine is this installation's own: a workspace stores no key for it. */
   readonly takesCredential = false;
+  /** Each running container's log, followed by one stream: a read does not ask the engine again. */
+  private readonly logLines: ContainerLogs;
 
   constructor(
     private readonly engine: Docker,
@@ -32,7 +29,10 @@ export class ContainerProvider implements RunProvider {
     private readonly pull: PullSettings = DEFAULT_PULL,
     /** How long a container another submit made may stay unstarted before this submit starts it. */
     private readonly abandonedAfterMs = ABANDONED_AFTER_MS,
-  ) {}
+    logSettings: LogSettings = DEFAULT_LOG_SETTINGS,
+  ) {
+    this.logLines = new ContainerLogs(engineLogSource(engine), logSettings, () => undefined);
+  }
 
   async submit(run: RunView, _placement: Placement): Promise<void> {
     const container = this.engine.getContainer(containerName(run));
@@ -55,10 +55,14 @@ export class ContainerProvider implements RunProvider {
   }
 
   async observe(run: RunView): Promise<Observation> {
+    const sentAtMs = Date.now();
     const info = await engineCall('inspect the container', (o) => this.engine.getContainer(containerName(run)).inspect(o), [404]);
     if (info === undefined) {
+      this.logLines.close(run.runId);
       return { phase: 'lost', reason: 'the container is gone from the engine' };
     }
+    // The log's reads go by it: lines followed until then came while it ran; once it exited, the rest is read whole.
+    this.logLines.seen(run.runId, info.State.Status, sentAtMs);
     switch (info.State.Status) {
       case 'created':
       case 'configured':
@@ -72,17 +76,8 @@ export class ContainerProvider implements RunProvider {
     }
   }
 
-  async logs(run: RunView, fromIndex: number): Promise<LogLine[]> {
-    const container = this.engine.getContainer(containerName(run));
-    const info = await engineCall('inspect the container', (o) => container.inspect(o), [404]);
-    const raw =
-      info && (await engineCall('read the logs', (o) => container.logs({ stdout: true, stderr: true, follow: false, ...o }), [404]));
-    if (!info || !raw) {
-      return [];
-    }
-    const pulled = info.Config.Labels?.[LABEL_PULL];
-    const lines: LogLine[] = pulled ? [{ stream: 'stderr', line: pulled }] : [];
-    return [...lines, ...demultiplexLogs(raw)].slice(fromIndex);
+  logs(run: RunView, fromIndex: number): Promise<LogLine[]> {
+    return this.logLines.lines(run, fromIndex);
   }
 
   async probe(): Promise<void> {
@@ -90,12 +85,14 @@ export class ContainerProvider implements RunProvider {
   }
 
   async cancel(run: RunView): Promise<void> {
+    this.logLines.close(run.runId);
     // Stop and remove in one call (force kills first): the reconciler confirms the cancel by finding
     // no container. Any answer is fine here; the observe that follows is what says it is gone.
     await engineCall('remove the container', (o) => this.engine.getContainer(containerName(run)).remove({ force: true, ...o }), 'any');
   }
 
   async release(run: RunView): Promise<void> {
+    this.logLines.close(run.runId);
     // Best effort: a container left behind is found again by the cleanup of stray workloads.
     await engineCall('remove the container', (o) => this.engine.getContainer(containerName(run)).remove({ force: true, ...o }), 'any');
   }
@@ -179,8 +176,4 @@ function pullLine(pulled: PullSummary): string {
 function limitsOf(run: RunView): { NanoCpus?: number; Memory?: number } {
   const { cpu, memory } = run.workload.resources ?? {};
   return { ...(cpu ? { NanoCpus: cpuNanos(cpu) } : {}), ...(memory ? { Memory: memoryBytes(memory) } : {}) };
-}
-
-function containerName(run: RunView): string {
-  return `wrs-${run.runId}`;
 }

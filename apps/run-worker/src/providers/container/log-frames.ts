@@ -1,21 +1,82 @@
-/** Splits the engine's multiplexed log stream (8-byte frame headers) into lines per stream. */
-export function demultiplexLogs(raw: Buffer): { stream: 'stdout' | 'stderr'; line: string }[] {
-  const lines: { stream: 'stdout' | 'stderr'; line: string }[] = [];
-  const partial: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' };
-  let offset = 0;
-  while (offset + 8 <= raw.length) {
-    const stream = raw[offset] === 2 ? 'stderr' : 'stdout';
-    const size = raw.readUInt32BE(offset + 4);
-    partial[stream] += raw.subarray(offset + 8, offset + 8 + size).toString('utf8');
-    offset += 8 + size;
-    const parts = partial[stream].split('\n');
-    partial[stream] = parts.pop() ?? '';
-    parts.forEach((line) => lines.push({ stream, line }));
-  }
-  for (const stream of ['stdout', 'stderr'] as const) {
-    if (partial[stream]) {
-      lines.push({ stream, line: partial[stream] });
+import type { LogLine } from '../provider';
+
+type Stream = LogLine['stream'];
+
+/** Each frame of the engine's multiplexed log stream starts with 8 bytes: the stream (1 stdout, 2 stderr) and the size (bytes 4..7, big-endian). */
+const HEADER_BYTES = 8;
+
+/**
+ * Splits the engine's multiplexed log stream into lines per stream as it arrives: a frame or a line
+ * may be split across chunks. Each frame is decoded as UTF-8 whole and each stream keeps its own
+ * partial line, so the lines are exactly those of reading the whole log at once.
+ */
+export class LogDemultiplexer {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** The frame whose header is read and whose body has not fully arrived. */
+  private frame: { stream: Stream; size: number } | undefined;
+  private readonly partial: Record<Stream, string> = { stdout: '', stderr: '' };
+
+  /** The lines `chunk` completes. */
+  push(chunk: Buffer): LogLine[] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const lines: LogLine[] = [];
+    for (;;) {
+      if (this.frame === undefined) {
+        if (this.buffered < HEADER_BYTES) {
+          return lines;
+        }
+        const header = this.take(HEADER_BYTES);
+        this.frame = { stream: header[0] === 2 ? 'stderr' : 'stdout', size: header.readUInt32BE(4) };
+      }
+      if (this.buffered < this.frame.size) {
+        return lines;
+      }
+      this.add(this.frame.stream, this.take(this.frame.size).toString('utf8'), lines);
+      this.frame = undefined;
     }
   }
-  return lines;
+
+  /** At the stream's end: the part of a frame cut short, then each stream's partial line (stdout first), as lines. */
+  end(): LogLine[] {
+    const lines: LogLine[] = [];
+    if (this.frame !== undefined) {
+      this.add(this.frame.stream, this.take(this.buffered).toString('utf8'), lines);
+      this.frame = undefined;
+    }
+    for (const stream of ['stdout', 'stderr'] as const) {
+      if (this.partial[stream]) {
+        lines.push({ stream, line: this.partial[stream] });
+        this.partial[stream] = '';
+      }
+    }
+    return lines;
+  }
+
+  private add(stream: Stream, text: string, lines: LogLine[]): void {
+    const parts = text.split('\n');
+    const rest = parts.pop() ?? '';
+    if (parts.length > 0) {
+      // Only the new text is split: a long partial line is not scanned again for each frame.
+      parts[0] = this.partial[stream] + parts[0];
+      this.partial[stream] = '';
+      parts.forEach((line) => lines.push({ stream, line }));
+    }
+    this.partial[stream] += rest;
+  }
+
+  private take(bytes: number): Buffer {
+    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const rest = all.subarray(bytes);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+    return all.subarray(0, bytes);
+  }
+}
+
+/** Splits the engine's multiplexed log stream, read whole, into lines per stream. */
+export function demultiplexLogs(raw: Buffer): LogLine[] {
+  const demultiplexer = new LogDemultiplexer();
+  return [...demultiplexer.push(raw), ...demultiplexer.end()];
 }

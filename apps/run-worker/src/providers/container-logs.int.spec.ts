@@ -1,0 +1,179 @@
+import type { Readable } from 'node:stream';
+import type Docker from 'dockerode';
+import type { RunView } from '@wrs/domain';
+import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding, patience } from '@wrs/testing';
+import { ContainerProvider } from './container.provider';
+import { containerRunOf, exitCodeOf } from './container-runs.testing';
+import { containerEngine } from './container/engine';
+import { demultiplexLogs } from './container/log-frames';
+import type { LogLine } from './provider';
+
+const IMAGE = CONTAINER_IMAGE;
+const OWNER = 'wrs-logs-test';
+const placement = { provider: 'container', region: 'local', reason: 'test', candidates: [] };
+
+/**
+ * Reads a run's log as the reconciler does: observe, then the lines from the count recorded so far,
+ * until an observe says exited (and the read after it), or `enough` says so. `recorded`: lines an
+ * earlier worker recorded. Returns every line, and how many reads (and lines) there were while the container ran.
+ */
+async function recordAsTheReconciler(
+  provider: ContainerProvider,
+  run: RunView,
+  options: { recorded?: readonly LogLine[]; enough?: (lines: LogLine[]) => boolean } = {},
+) {
+  const lines: LogLine[] = [...(options.recorded ?? [])];
+  let runningReads = 0;
+  let whileRunning = 0;
+  const until = Date.now() + patience(60_000);
+  for (;;) {
+    // Podman answers 500 to an inspect of a container that exits meanwhile: the reconciler looks again.
+    const seen = await provider.observe(run).catch((error: Error) => ({ phase: 'refused' as const, error }));
+    if (seen.phase === 'running' || seen.phase === 'exited') {
+      const read = await provider.logs(run, lines.length);
+      lines.push(...read);
+      if (seen.phase === 'running') {
+        runningReads++;
+        whileRunning += read.length;
+      }
+    }
+    if (seen.phase === 'exited' || options.enough?.(lines)) {
+      return { lines, runningReads, whileRunning, exited: seen.phase === 'exited' };
+    }
+    if (Date.now() > until) {
+      throw new Error(`the run did not exit: ${JSON.stringify(seen)}, ${lines.length} lines`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const textOf = (lines: readonly LogLine[]) => lines.map((l) => l.line);
+
+describeNeeding(containerEngineMissing())("ContainerProvider's logs, followed on a real engine", () => {
+  const engine = containerEngine(CONTAINER_SOCKET);
+  const containerPrototype = Object.getPrototypeOf(engine.getContainer('any')) as Docker.Container;
+  // Calls through to the engine: only counted.
+  const logCalls = jest.spyOn(containerPrototype, 'logs');
+  const runs: RunView[] = [];
+
+  /** The engine's logs endpoint calls made for the run's container through `through` (an engine object): their options. */
+  function logReads(run: RunView, through: Docker = engine): { follow?: boolean }[] {
+    return logCalls.mock.calls.flatMap((args, i) => {
+      const container = logCalls.mock.contexts[i] as Docker.Container & { modem: unknown };
+      return container.id === `wrs-${run.runId}` && container.modem === through.modem ? [args[0] as { follow?: boolean }] : [];
+    });
+  }
+
+  /** The stream of the run's one follow through `through`. */
+  async function followStream(run: RunView, through: Docker = engine): Promise<Readable> {
+    const index = logCalls.mock.calls.findIndex(
+      (args, i) =>
+        (args[0] as { follow?: boolean }).follow === true &&
+        (logCalls.mock.contexts[i] as Docker.Container & { modem: unknown }).id === `wrs-${run.runId}` &&
+        (logCalls.mock.contexts[i] as { modem: unknown }).modem === through.modem,
+    );
+    expect(index).toBeGreaterThanOrEqual(0);
+    return (await logCalls.mock.results[index]!.value) as Readable;
+  }
+
+  /** The log as the engine gives it in one read, split as the provider did before it followed logs. */
+  async function readWhole(run: RunView): Promise<string[]> {
+    return textOf(demultiplexLogs(await engine.getContainer(`wrs-${run.runId}`).logs({ stdout: true, stderr: true, follow: false })));
+  }
+
+  function submitted(command: string): RunView {
+    const run = containerRunOf(IMAGE, command);
+    runs.push(run);
+    return run;
+  }
+
+  afterAll(async () => {
+    await Promise.all(runs.map((run) => new ContainerProvider(engine, 'container', OWNER).release(run)));
+    logCalls.mockRestore();
+  });
+
+  it('many reads of a container printing over time give its lines in order, from one follow of its log and one read after the exit', async () => {
+    const provider = new ContainerProvider(engine, 'container', OWNER);
+    const run = submitted('for i in $(seq 1 40); do echo "line $i"; sleep 0.05; done');
+    await provider.submit(run, placement);
+    const { lines, runningReads, whileRunning } = await recordAsTheReconciler(provider, run);
+    expect(textOf(lines)).toEqual(Array.from({ length: 40 }, (_, i) => `line ${i + 1}`));
+    expect(runningReads).toBeGreaterThan(10);
+    expect(whileRunning).toBeGreaterThan(0);
+    expect(logReads(run)).toEqual([expect.objectContaining({ follow: true }), expect.objectContaining({ follow: false })]);
+    await provider.release(run);
+  });
+
+  it('a workload that writes 40,000 lines and exits: every line, exactly as the whole read has them', async () => {
+    // Two bursts: the first is read while the container runs; the second ends at the exit, where
+    // Podman 4.3 cuts short or garbles a follow that lags behind.
+    const burst = (from: number) => `i=${from}; while [ $i -lt ${from + 10_000} ]; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); done`;
+    const run = submitted(`${burst(0)}; sleep 1; ${burst(10_000)}; printf last-out; printf last-err >&2`);
+    // Two workers' providers: one reads as the reconciler does; one opens its follow at once and reads
+    // only after the exit, its stream paused meanwhile past 10,000 unread lines.
+    const recording = containerEngine(CONTAINER_SOCKET);
+    const waiting = containerEngine(CONTAINER_SOCKET);
+    const recorder = new ContainerProvider(recording, 'container', OWNER);
+    const waiter = new ContainerProvider(waiting, 'container', OWNER);
+    await recorder.submit(run, placement);
+    await waiter.logs(run, 0);
+    const { lines, whileRunning } = await recordAsTheReconciler(recorder, run);
+    expect(await exitCodeOf(waiter, run)).toBe(0);
+    const waited = await waiter.logs(run, 0);
+
+    const whole = await readWhole(run);
+    expect(whole).toHaveLength(40_002);
+    expect(whileRunning).toBeGreaterThan(0);
+    expect(textOf(lines)).toEqual(whole);
+    expect(textOf(waited)).toEqual(whole);
+    const of = (stream: string) => lines.filter((l) => l.stream === stream).map((l) => l.line);
+    expect(of('stdout')).toEqual([...Array.from({ length: 20_000 }, (_, i) => `out ${i}`), 'last-out']);
+    expect(of('stderr')).toEqual([...Array.from({ length: 20_000 }, (_, i) => `err ${i}`), 'last-err']);
+    const followThenWhole = [expect.objectContaining({ follow: true }), expect.objectContaining({ follow: false })];
+    expect(logReads(run, recording)).toEqual(followThenWhole);
+    expect(logReads(run, waiting)).toEqual(followThenWhole);
+
+    // Asked again from 0 once the recorder let those lines go: read whole again, all of it.
+    expect(textOf(await recorder.logs(run, 0))).toEqual(whole);
+    expect(logReads(run, recording)).toEqual([...followThenWhole, expect.objectContaining({ follow: false })]);
+    await recorder.release(run);
+    await waiter.release(run);
+  });
+
+  it('after a worker restart, a read from the middle gives the rest, while the container runs and once it exited', async () => {
+    const run = submitted('for i in $(seq 1 60); do echo "line $i"; sleep 0.03; done');
+    const expected = Array.from({ length: 60 }, (_, i) => `line ${i + 1}`);
+    const before = new ContainerProvider(engine, 'container', OWNER);
+    await before.submit(run, placement);
+    const first = await recordAsTheReconciler(before, run, { enough: (lines) => lines.length >= 15 });
+    expect(first.exited).toBe(false);
+
+    // The worker restarts: a new provider (its own engine object, to count its calls) goes on from the count recorded.
+    const restarted = containerEngine(CONTAINER_SOCKET);
+    const after = new ContainerProvider(restarted, 'container', OWNER);
+    const { lines, whileRunning } = await recordAsTheReconciler(after, run, { recorded: first.lines });
+    expect(textOf(lines)).toEqual(expected);
+    expect(whileRunning).toBeGreaterThan(0);
+    expect(logReads(run, restarted)).toEqual([expect.objectContaining({ follow: true }), expect.objectContaining({ follow: false })]);
+
+    const later = containerEngine(CONTAINER_SOCKET);
+    expect(textOf(await new ContainerProvider(later, 'container', OWNER).logs(run, 37))).toEqual(expected.slice(37));
+    // Exited already: no follow, the log read whole once.
+    expect(logReads(run, later)).toEqual([expect.objectContaining({ follow: false })]);
+    await before.release(run);
+    await after.release(run);
+  });
+
+  it.each(['release', 'cancel'] as const)('%s closes the run container’s follow stream', async (end) => {
+    const provider = new ContainerProvider(engine, 'container', OWNER);
+    const run = submitted('echo started; sleep 60');
+    await provider.submit(run, placement);
+    const { lines } = await recordAsTheReconciler(provider, run, { enough: (seen) => seen.length > 0 });
+    expect(textOf(lines)).toEqual(['started']);
+    const stream = await followStream(run);
+    expect(stream.destroyed).toBe(false);
+    await provider[end](run);
+    expect(stream.destroyed).toBe(true);
+    expect((await provider.observe(run)).phase).toBe('lost');
+  });
+});

@@ -1,0 +1,116 @@
+import { demultiplexLogs, LogDemultiplexer } from './log-frames';
+
+/** The whole-log reading the provider did before it followed logs: the incremental one must give exactly its lines. */
+function readWhole(raw: Buffer): { stream: 'stdout' | 'stderr'; line: string }[] {
+  const lines: { stream: 'stdout' | 'stderr'; line: string }[] = [];
+  const partial: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' };
+  let offset = 0;
+  while (offset + 8 <= raw.length) {
+    const stream = raw[offset] === 2 ? 'stderr' : 'stdout';
+    const size = raw.readUInt32BE(offset + 4);
+    partial[stream] += raw.subarray(offset + 8, offset + 8 + size).toString('utf8');
+    offset += 8 + size;
+    const parts = partial[stream].split('\n');
+    partial[stream] = parts.pop() ?? '';
+    parts.forEach((line) => lines.push({ stream, line }));
+  }
+  for (const stream of ['stdout', 'stderr'] as const) {
+    if (partial[stream]) {
+      lines.push({ stream, line: partial[stream] });
+    }
+  }
+  return lines;
+}
+
+function frame(stream: 1 | 2, payload: Buffer | string): Buffer {
+  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  const header = Buffer.alloc(8);
+  header[0] = stream;
+  header.writeUInt32BE(body.length, 4);
+  return Buffer.concat([header, body]);
+}
+
+/** Feeds `raw` in chunks cut at `cuts` (byte offsets), then ends. */
+function inChunks(raw: Buffer, cuts: number[]) {
+  const demultiplexer = new LogDemultiplexer();
+  const lines = [];
+  let from = 0;
+  for (const cut of [...cuts, raw.length]) {
+    lines.push(...demultiplexer.push(raw.subarray(from, cut)));
+    from = cut;
+  }
+  return [...lines, ...demultiplexer.end()];
+}
+
+const euro = Buffer.from('€', 'utf8');
+// Both streams' partial lines interleaved, an empty line, an empty frame, a character cut between two
+// frames (decoded per frame, as the whole read did), a long line over several frames, no final newline.
+const LOG = Buffer.concat([
+  frame(1, 'one\ntw'),
+  frame(2, 'err-a'),
+  frame(1, 'o\n\nthree'),
+  frame(2, '-b\n'),
+  frame(1, ''),
+  frame(1, euro.subarray(0, 1)),
+  frame(1, Buffer.concat([euro.subarray(1), Buffer.from('\n')])),
+  frame(2, 'x'.repeat(70_000)),
+  frame(2, 'y'.repeat(70_000) + '\nlast-err'),
+  frame(1, 'ünïcödé ✓\nlast-out'),
+]);
+
+describe('LogDemultiplexer', () => {
+  it('gives the whole read its lines, at every single cut of the stream', () => {
+    const whole = readWhole(LOG);
+    expect(whole.map((l) => l.line.slice(0, 12))).toEqual([
+      'one',
+      'two',
+      '',
+      'err-a-b',
+      'three\ufffd\ufffd\ufffd',
+      'xxxxxxxxxxxx',
+      'ünïcödé ✓',
+      'last-out',
+      'last-err',
+    ]);
+    expect(demultiplexLogs(LOG)).toEqual(whole);
+    const small = LOG.subarray(0, 120);
+    for (let cut = 0; cut <= small.length; cut++) {
+      expect(inChunks(small, [cut])).toEqual(readWhole(small));
+    }
+  });
+
+  it('gives the same lines when the stream comes byte by byte, or in uneven chunks', () => {
+    const whole = readWhole(LOG);
+    expect(
+      inChunks(
+        LOG,
+        Array.from({ length: LOG.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toEqual(whole);
+    expect(inChunks(LOG, [3, 7, 9, 50, 65_000, 65_001, 140_050])).toEqual(whole);
+  });
+
+  it('hands out complete lines as their chunk comes, and partial lines only at the end', () => {
+    const demultiplexer = new LogDemultiplexer();
+    const first = frame(1, 'a\nb');
+    expect(demultiplexer.push(first.subarray(0, 5))).toEqual([]);
+    expect(demultiplexer.push(first.subarray(5))).toEqual([{ stream: 'stdout', line: 'a' }]);
+    expect(demultiplexer.push(frame(2, 'c'))).toEqual([]);
+    expect(demultiplexer.end()).toEqual([
+      { stream: 'stdout', line: 'b' },
+      { stream: 'stderr', line: 'c' },
+    ]);
+  });
+
+  it('keeps what a frame cut short by the end brought, and drops a header cut short, as the whole read did', () => {
+    const cutBody = Buffer.concat([frame(1, 'done\n'), frame(2, 'half of it\nmore').subarray(0, 14)]);
+    expect(readWhole(cutBody)).toEqual([
+      { stream: 'stdout', line: 'done' },
+      { stream: 'stderr', line: 'half o' },
+    ]);
+    expect(inChunks(cutBody, [10])).toEqual(readWhole(cutBody));
+    const cutHeader = Buffer.concat([frame(1, 'done'), Buffer.from([2, 0, 0])]);
+    expect(readWhole(cutHeader)).toEqual([{ stream: 'stdout', line: 'done' }]);
+    expect(inChunks(cutHeader, [13])).toEqual(readWhole(cutHeader));
+  });
+});
