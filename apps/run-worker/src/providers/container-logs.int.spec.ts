@@ -157,11 +157,11 @@ describeNeeding(containerEngineMissing())("ContainerProvider's logs, followed on
     expect(logReads(run, restarted)).toEqual([expect.objectContaining({ follow: true }), expect.objectContaining({ follow: false })]);
 
     const later = containerEngine(CONTAINER_SOCKET);
-    expect(textOf(await new ContainerProvider(later, 'container', OWNER).logs(run, 37))).toEqual(expected.slice(37));
+    const reader = new ContainerProvider(later, 'container', OWNER);
+    expect(textOf(await reader.logs(run, 37))).toEqual(expected.slice(37));
     // Exited already: no follow, the log read whole once.
     expect(logReads(run, later)).toEqual([expect.objectContaining({ follow: false })]);
-    await before.release(run);
-    await after.release(run);
+    await Promise.all([before, after, reader].map((provider) => provider.release(run)));
   });
 
   it.each(['release', 'cancel'] as const)('%s closes the run container’s follow stream', async (end) => {

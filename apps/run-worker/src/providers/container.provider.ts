@@ -4,6 +4,7 @@ import { abandonedUnstarted, ABANDONED_AFTER_MS, containerAppears } from './cont
 import { engineCall, isNameTaken, isStartedAlready } from './container/engine';
 import { ContainerLogs, DEFAULT_LOG_SETTINGS, type LogSettings } from './container/container-logs';
 import { engineLogSource } from './container/engine-log-source';
+import { watchRunContainers } from './container/engine-events';
 import { containerName, LABEL_OWNER, LABEL_PULL, LABEL_RUN, LABEL_WORKSPACE } from './container/identity';
 import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
 import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
@@ -20,6 +21,8 @@ export class ContainerProvider implements RunProvider {
   readonly takesCredential = false;
   /** Each running container's log, followed by one stream: a read does not ask the engine again. */
   private readonly logLines: ContainerLogs;
+  /** Who watch() tells of a run's change (its follower brought lines). */
+  private readonly watchers = new Set<(runId: string) => void>();
 
   constructor(
     private readonly engine: Docker,
@@ -31,7 +34,7 @@ export class ContainerProvider implements RunProvider {
     private readonly abandonedAfterMs = ABANDONED_AFTER_MS,
     logSettings: LogSettings = DEFAULT_LOG_SETTINGS,
   ) {
-    this.logLines = new ContainerLogs(engineLogSource(engine), logSettings, () => undefined);
+    this.logLines = new ContainerLogs(engineLogSource(engine), logSettings, (runId) => this.tell(runId));
   }
 
   async submit(run: RunView, _placement: Placement): Promise<void> {
@@ -80,6 +83,24 @@ export class ContainerProvider implements RunProvider {
     return this.logLines.lines(run, fromIndex);
   }
 
+  /** Tells of the engine's events of this owner's run containers (start, exit, removal) and of each chunk of lines a run's log stream brings. */
+  watch(changed: (runId: string) => void): () => void {
+    // A listener's fault must not break the stream that called it: the reconciler observes on its schedule all the same.
+    const safely = (runId: string) => {
+      try {
+        changed(runId);
+      } catch {
+        // Its own concern.
+      }
+    };
+    this.watchers.add(safely);
+    const stopEvents = watchRunContainers(this.engine, this.owner, (event) => safely(event.runId));
+    return () => {
+      stopEvents();
+      this.watchers.delete(safely);
+    };
+  }
+
   async probe(): Promise<void> {
     await engineCall('answer a ping', () => this.engine.ping());
   }
@@ -114,6 +135,10 @@ export class ContainerProvider implements RunProvider {
     // force: a running container is killed first (stop and remove in one call); one already gone is fine.
     const { handle } = workload;
     await engineCall(`remove container ${handle}`, (o) => this.engine.getContainer(handle).remove({ force: true, ...o }), [404]);
+  }
+
+  private tell(runId: string): void {
+    this.watchers.forEach((changed) => changed(runId));
   }
 
   private async create(run: RunView, pulled: PullSummary | null): Promise<'created' | 'name_taken'> {
