@@ -84,6 +84,7 @@ describe('npm start hands every documented variable to the services that read it
       AUTH_AUDIENCE: audience,
       PROVIDERS_JSON: JSON.stringify([{ provider: 'lab', kind: 'simulator', regions: ['r9'], priority: 0 }]),
       RECONCILE_INTERVAL_MS: '75',
+      RECONCILE_MAX_INTERVAL_MS: '4000',
       JETSTREAM_ACK_WAIT_MS: '25000',
       PROVIDER_UNRESPONSIVE_SECONDS: '240',
       PROVIDER_PROBE_INTERVAL_MS: '5000',

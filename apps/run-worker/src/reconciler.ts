@@ -19,6 +19,8 @@ export interface ReconcilerOptions {
   readonly unresponsiveAfterMs: number;
   readonly batchSize: number;
   readonly onError: (error: unknown, run: RunView) => void;
+  /** A sweep could not read the runs (Postgres): nothing is lost, the next sweep reads them again. */
+  readonly onReadError?: (error: unknown) => void;
 }
 
 /**
@@ -117,13 +119,19 @@ export class Reconciler {
   /** Drive one run now (after its projection changed) instead of waiting for the next sweep. */
   poke(run: RunView): void {
     this.saw(run.runId, run.version, run.terminal);
-    this.schedule.wake(run.runId);
     if (run.placement) {
       this.reservations.projected(run.runId, this.clock().getTime());
     }
-    if (!run.terminal) {
-      void this.driveOnce(run);
+    if (run.terminal) {
+      return;
     }
+    if (this.inHand.has(run.runId)) {
+      // The drive under way may have read the run before this change: read and driven again next sweep.
+      this.wake(run.runId);
+      return;
+    }
+    this.schedule.wake(run.runId);
+    void this.driveOnce(run);
   }
 
   /**
@@ -139,30 +147,48 @@ export class Reconciler {
   }
 
   /**
-   * The runs due of the walk's next page, and the woken ones, read whole. A run whose row is newer than
-   * any version this worker saw changed elsewhere (another replica): due at once. A failed read is
-   * tried again on the next sweep.
+   * The runs to drive this sweep, read whole: the woken ones, the ones the schedule has due by now
+   * (wherever the walk is: a pass over many runs takes many sweeps), and those due of the walk's next
+   * page, which finds the runs this worker does not know. A run whose row is newer than any version this
+   * worker saw changed elsewhere (another replica): due at once. One asked for and no longer unfinished
+   * is forgotten. A failed read is tried again on the next sweep.
    */
   private async dueRuns(): Promise<RunView[]> {
-    const page = await this.queries.activePage(this.walkFrom, this.options.batchSize).catch(() => null);
+    const page = await this.queries.activePage(this.walkFrom, this.options.batchSize).catch((error: unknown) => {
+      this.options.onReadError?.(error);
+      return null;
+    });
     if (page) {
       this.walkFrom = page.next;
     }
     const nowMs = this.clock().getTime();
     const ids = new Set(this.woken);
     this.woken.clear();
+    for (const runId of this.schedule.dueBy(nowMs, this.options.batchSize)) {
+      ids.add(runId);
+    }
     for (const run of page?.runs ?? []) {
       if (run.version > (this.newest.get(run.runId) ?? 0)) {
         this.schedule.wake(run.runId);
       }
-      if (this.schedule.due(run, nowMs) && !this.inHand.has(run.runId)) {
+      if (this.schedule.due(run, nowMs)) {
         ids.add(run.runId);
       }
     }
-    return this.queries.unfinished([...ids]).catch(() => {
-      ids.forEach((runId) => this.wake(runId));
+    const asked = [...ids].filter((runId) => !this.inHand.has(runId));
+    if (asked.length === 0) {
       return [];
-    });
+    }
+    try {
+      const runs = await this.queries.unfinished(asked);
+      const found = new Set(runs.map((run) => run.runId));
+      asked.filter((runId) => !found.has(runId)).forEach((runId) => this.schedule.forget(runId));
+      return runs;
+    } catch (error) {
+      this.options.onReadError?.(error);
+      asked.forEach((runId) => this.wake(runId));
+      return [];
+    }
   }
 
   private saw(runId: string, version: number, terminal: boolean): void {
@@ -207,10 +233,12 @@ export class Reconciler {
 
   /** A look that moved the run (a newer version seen) keeps the next one close; one that did not backs off. */
   private scheduleNext(run: RunView): void {
-    const newest = this.newest.get(run.runId) ?? run.version;
+    const newest = this.newest.get(run.runId) ?? 0;
     if (newest === Number.MAX_SAFE_INTEGER) {
       return; // finished: saw() forgot it
     }
+    // The version read counts as seen, so the walk does not take the same row for a change elsewhere.
+    this.saw(run.runId, run.version, false);
     this.schedule.looked(run, newest > run.version, this.clock().getTime());
   }
 

@@ -140,6 +140,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
           log('warn', 'reconcile failed', { runId: run.runId, workspaceId: run.workspaceId, error: String(error), suppressed });
         }
       },
+      onReadError: (error) => {
+        const { log: due, suppressed } = reconcileFailures('(read)');
+        if (due) {
+          log('warn', 'reconcile could not read the unfinished runs; the next sweep tries again', { error: String(error), suppressed });
+        }
+      },
     },
     () => new Date(),
     (name) => failpoint.hit(name),

@@ -11,22 +11,31 @@ const PLACED_COUNTS: NamedStatement = {
            FROM runs WHERE NOT terminal AND body->'placement' IS NOT NULL AND body->'placement' <> 'null'::jsonb GROUP BY 1, 2`,
 };
 
+/** A time as UTC ISO 8601 with microseconds: the exact bound of the next page, whatever the session's TimeZone and DateStyle. */
+const EXACT_TIME = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
+
 /**
- * The next page of unfinished runs after a keyset bound, by the partial index on `updated_at` (a sweep
- * must not sort every unfinished run: `updated_at >= $1` is its index condition, the tie on id a filter);
- * `updated_at` as text keeps its microseconds for the next bound.
+ * The first page of a pass of the walk over unfinished runs, least recently changed first, and when the
+ * pass began: it reads only runs changed before that, so it ends even while runs keep changing (each
+ * change moves a run's `updated_at` ahead; those are poked, and the next pass reads them). Served by the
+ * partial index on `updated_at` (columns qualified: the output names must not be what is sorted).
  */
-const ACTIVE_AFTER: NamedStatement = {
-  name: 'wrs_runs_active_after',
-  text: `SELECT id, state, version, updated_at::text AS updated_at FROM runs
-          WHERE NOT terminal AND updated_at >= $1::timestamptz AND (updated_at > $1::timestamptz OR id > $2::uuid)
-          ORDER BY updated_at, id LIMIT $3`,
+export const ACTIVE_FIRST: NamedStatement = {
+  name: 'wrs_runs_active_first',
+  text: `SELECT id, state, version, to_char(runs.updated_at AT TIME ZONE 'UTC', ${EXACT_TIME}) AS bound_at,
+                to_char(statement_timestamp() AT TIME ZONE 'UTC', ${EXACT_TIME}) AS pass_began_at
+           FROM runs WHERE NOT terminal AND runs.updated_at <= statement_timestamp()
+          ORDER BY runs.updated_at, runs.id LIMIT $1`,
 };
 
-const ACTIVE_FIRST: NamedStatement = {
-  name: 'wrs_runs_active_first',
-  text: `SELECT id, state, version, updated_at::text AS updated_at FROM runs
-          WHERE NOT terminal ORDER BY updated_at, id LIMIT $1`,
+/** The next page of the pass after a keyset bound ($1, $2); `updated_at >= $1` is the index condition, the tie on id a filter. */
+export const ACTIVE_AFTER: NamedStatement = {
+  name: 'wrs_runs_active_after',
+  text: `SELECT id, state, version, to_char(runs.updated_at AT TIME ZONE 'UTC', ${EXACT_TIME}) AS bound_at
+           FROM runs
+          WHERE NOT terminal AND runs.updated_at >= $1::timestamptz AND runs.updated_at <= $3::timestamptz
+            AND (runs.updated_at > $1::timestamptz OR runs.id > $2::uuid)
+          ORDER BY runs.updated_at, runs.id LIMIT $4`,
 };
 
 const UNFINISHED_BY_IDS: NamedStatement = {
@@ -114,19 +123,21 @@ export class RunQueries {
   }
 
   /**
-   * One page of the unfinished runs, least recently changed first, after `after` (null: from the first):
-   * the reconciler walks them all, page by page, so no run waits behind a full page of older ones. Ids,
-   * states and versions only: most runs of a page are not due, and a body is read (`unfinished`) only
-   * for those that are. Its `next` is the bound of the following page, or null after the last.
+   * One page of the unfinished runs, least recently changed first, after `after` (null: a new pass from
+   * the first): the reconciler walks them all, page by page, so no run waits behind a full page of older
+   * ones. A pass reads the runs changed before it began, so it ends (`next` null) however busy the runs
+   * are. Ids, states and versions only: most runs of a page are not due, and a body is read
+   * (`unfinished`) only for those that are.
    */
   async activePage(after: ActiveRunsBound | null, limit: number): Promise<ActiveRunsPage> {
     const rows = after
-      ? await runNamed<PagedRun>(this.db, ACTIVE_AFTER, [after.updatedAt, after.id, limit])
+      ? await runNamed<PagedRun>(this.db, ACTIVE_AFTER, [after.updatedAt, after.id, after.passBeganAt, limit])
       : await runNamed<PagedRun>(this.db, ACTIVE_FIRST, [limit]);
     const last = rows[rows.length - 1];
+    const passBeganAt = after?.passBeganAt ?? rows[0]?.pass_began_at;
     return {
       runs: rows.map((row) => ({ runId: row.id, state: row.state, version: Number(row.version) })),
-      next: rows.length === limit && last ? { updatedAt: last.updated_at, id: last.id } : null,
+      next: rows.length === limit && last && passBeganAt ? { updatedAt: last.bound_at, id: last.id, passBeganAt } : null,
     };
   }
 
@@ -166,7 +177,9 @@ interface PagedRun {
   readonly id: string;
   readonly state: RunView['state'];
   readonly version: string;
-  readonly updated_at: string;
+  readonly bound_at: string;
+  /** Only on a pass's first page. */
+  readonly pass_began_at?: string;
 }
 
 /** An unfinished run as a page of the walk has it. */
@@ -180,6 +193,8 @@ export interface ActiveRunRef {
 export interface ActiveRunsBound {
   readonly updatedAt: string;
   readonly id: string;
+  /** The pass reads runs changed up to then. */
+  readonly passBeganAt: string;
 }
 
 export interface ActiveRunsPage {

@@ -100,14 +100,23 @@ describe('reconciler: every unfinished run is looked at, a quiet one less and le
   }
 
   /** A run started on the quiet provider, its events projected (what a sweep reads). */
-  async function runningRun(): Promise<string> {
+  async function runningRun(deadline?: string): Promise<string> {
     const runId = randomUUID();
     const at = new Date(now).toISOString();
     const placement = { provider: 'quiet', region: 'r1', reason: 'test', candidates: [] };
     const events: RunEvent[] = [
       {
         type: 'run.created',
-        data: { runId, workspaceId: 'ws', workload: { image: 'img' }, provider: 'quiet', region: 'r1', idempotencyKey: randomUUID(), at },
+        data: {
+          runId,
+          workspaceId: 'ws',
+          workload: { image: 'img' },
+          provider: 'quiet',
+          region: 'r1',
+          idempotencyKey: randomUUID(),
+          ...(deadline ? { deadline } : {}),
+          at,
+        },
       },
       { type: 'run.dispatched', data: { placement, at } },
       { type: 'run.started', data: { at } },
@@ -171,6 +180,24 @@ describe('reconciler: every unfinished run is looked at, a quiet one less and le
     expect(provider.watching).toBe(0);
     expect(await typesOf(runId)).toEqual(['run.created', 'run.dispatched', 'run.started', 'run.succeeded']);
     expect(await typesOf(older)).toEqual(['run.created', 'run.dispatched', 'run.started']);
+    expect(errors).toEqual([]);
+  });
+
+  it("a quiet run's deadline is kept while more runs than a page keep changing between sweeps", async () => {
+    // What the earlier tests left is finished, so the walk holds only these runs.
+    await db.query(`UPDATE runs SET terminal = true`);
+    const quiet = await runningRun(new Date(now + 1_000).toISOString());
+    now += 1;
+    const busy = [await runningRun(), await runningRun()];
+    const reconciler = reconcilerOf(2);
+    for (let sweep = 0; sweep < 30; sweep++) {
+      await reconciler.sweep();
+      now += 200;
+      // What the projection does to runs that keep writing log lines: each change moves the row ahead.
+      await db.query(`UPDATE runs SET updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [busy]);
+    }
+    await reconciler.stop();
+    expect(await typesOf(quiet)).toContain('run.cancel_requested');
     expect(errors).toEqual([]);
   });
 });

@@ -39,6 +39,20 @@ export class ObserveSchedule {
     return look === undefined || nowMs >= look.atMs;
   }
 
+  /** Up to `limit` runs whose next look is due by `nowMs` (a scan of the schedule, bounded by its size). */
+  dueBy(nowMs: number, limit: number): string[] {
+    const due: string[] = [];
+    for (const [runId, look] of this.next) {
+      if (due.length >= limit) {
+        break;
+      }
+      if (look.atMs <= nowMs) {
+        due.push(runId);
+      }
+    }
+    return due;
+  }
+
   /** A look begins: what was asked before it is answered by it. */
   looking(runId: string): void {
     this.asked.delete(runId);

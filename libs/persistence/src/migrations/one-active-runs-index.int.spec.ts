@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { migrate, openDatabase } from '../data-source';
-import { RunQueries } from '../run-queries';
+import { ACTIVE_AFTER, ACTIVE_FIRST, RunQueries } from '../run-queries';
 import { OneActiveRunsIndex1763700000009 } from './1763700000009-one-active-runs-index';
 
 describe('migration 1763700000009: one index of unfinished runs by update, not two alike', () => {
@@ -94,5 +94,54 @@ describe('migration 1763700000009: one index of unfinished runs by update, not t
     }
     walked.push(...page.runs.map((r) => r.runId));
     expect(walked).toEqual([c, a, d, e]);
+  });
+
+  it('a pass of the walk ends while runs keep changing: a run changed after the pass began is read by the next pass', async () => {
+    const queries = new RunQueries(db);
+    // Finish what the other test left, so this pass holds only these runs.
+    await db.query(`UPDATE runs SET terminal = true`);
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    for (const [i, id] of ids.entries()) {
+      await db.query(
+        `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at, state_version)
+         VALUES ($1, 'ws', 'running', false, 1, $2, now(), $3, 1)`,
+        [id, JSON.stringify({ runId: id, state: 'running' }), `2026-11-25T11:00:0${i}Z`],
+      );
+    }
+    const first = await queries.activePage(null, 1);
+    expect(first.runs.map((r) => r.runId)).toEqual([ids[0]]);
+    // Every other run changes before the next page is read (what a projection of busy runs does), again and again.
+    const walked = [...first.runs.map((r) => r.runId)];
+    let page = first;
+    for (let pages = 1; page.next !== null; pages++) {
+      expect(pages).toBeLessThan(5);
+      await db.query(`UPDATE runs SET updated_at = clock_timestamp() WHERE id <> $1 AND NOT terminal`, [ids[0]]);
+      page = await queries.activePage(page.next, 1);
+      walked.push(...page.runs.map((r) => r.runId));
+    }
+    expect(walked).toEqual([ids[0]]);
+    const nextPass = await queries.activePage(null, 10);
+    expect(nextPass.runs.map((r) => r.runId)).toEqual([ids[0], ids[1], ids[2]]);
+    expect(nextPass.next).toBeNull();
+  });
+
+  it('the walk is served by the partial index on updated_at in its order, not a sort of every unfinished run', async () => {
+    // Enough unfinished runs, with statistics, that the plan is the one a deployment gets.
+    await db.query(
+      `INSERT INTO runs (id, workspace_id, state, terminal, version, body, created_at, updated_at, state_version)
+       SELECT gen_random_uuid(), 'ws-' || (i % 50), 'running', false, 1, '{}'::jsonb, now(), now() - i * interval '1 ms', 1
+         FROM generate_series(1, 20000) AS i`,
+    );
+    await db.query('ANALYZE runs');
+    for (const [statement, params] of [
+      [ACTIVE_FIRST, [500]],
+      [ACTIVE_AFTER, ['2000-01-01T00:00:00Z', randomUUID(), '2100-01-01T00:00:00Z', 500]],
+    ] as const) {
+      const [row] = (await db.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, [...params])) as { 'QUERY PLAN': unknown }[];
+      const plan = JSON.stringify(row?.['QUERY PLAN']);
+      expect(plan).toContain('"Index Name":"runs_active"');
+      // Ordered by the index (updated_at), ties sorted within a group; a Sort node would read every unfinished run first.
+      expect(plan).not.toContain('"Node Type":"Sort"');
+    }
   });
 });
