@@ -124,8 +124,8 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     await provider.release(run);
   });
 
-  it('follows a run to exit 0 and reads its log lines, numbered from 0', async () => {
-    const run = runOf({}, { FAKE_KUBELET_START_MS: '1500', FAKE_KUBELET_RUN_MS: '300', FAKE_KUBELET_LOG: 'hello\nworld\nbye' });
+  it('follows a run to exit 0 and reads its log lines, numbered from 0 (a CRLF ending taken whole)', async () => {
+    const run = runOf({}, { FAKE_KUBELET_START_MS: '1500', FAKE_KUBELET_RUN_MS: '300', FAKE_KUBELET_LOG: 'hello\r\nworld\nbye' });
     await provider.submit(run, PLACEMENT, credential);
     expect((await provider.observe(run)).phase).toBe('pending'); // The pod is being created (1.5 s here).
     expect(await provider.logs(run, 0)).toEqual([]); // No log before the container starts (the API answers 400).

@@ -1,5 +1,6 @@
 import { parseKubernetesCredential } from '@wrs/credentials';
 import { LOG_LIMITS, type Placement, type RunView } from '@wrs/domain';
+import { withoutLineEnding } from './container/log-frames';
 import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { certainlyNotCreated, describeFailure, kubernetesApis, statusOf, within, type KubernetesApis } from './kubernetes/kubernetes-api';
 import { jobFor, jobName, LABEL_RUN, WORKLOAD_CONTAINER } from './kubernetes/kubernetes-job';
@@ -252,5 +253,5 @@ function splitLines(text: string): string[] {
   if (lines[lines.length - 1] === '') {
     lines.pop(); // The log ends with a newline: no empty last line.
   }
-  return lines;
+  return lines.map(withoutLineEnding);
 }

@@ -47,7 +47,7 @@ export class LogDemultiplexer {
     }
     for (const stream of ['stdout', 'stderr'] as const) {
       if (this.partial[stream]) {
-        lines.push({ stream, line: this.partial[stream] });
+        lines.push({ stream, line: withoutLineEnding(this.partial[stream]) });
         this.partial[stream] = '';
       }
     }
@@ -61,7 +61,7 @@ export class LogDemultiplexer {
       // Only the new text is split: a long partial line is not scanned again for each frame.
       parts[0] = this.partial[stream] + parts[0];
       this.partial[stream] = '';
-      parts.forEach((line) => lines.push({ stream, line }));
+      parts.forEach((line) => lines.push({ stream, line: withoutLineEnding(line) }));
     }
     this.partial[stream] += rest;
   }
@@ -73,6 +73,15 @@ export class LogDemultiplexer {
     this.buffered = rest.length;
     return all.subarray(0, bytes);
   }
+}
+
+/**
+ * A line ended by CRLF (a Windows program, a TTY's output) without its CR: the CR is part of the line
+ * ending, not of the text, and a reader would otherwise see a stray `\r` (shown escaped) on every line.
+ * A CR inside a line (a progress bar redrawn) stays.
+ */
+export function withoutLineEnding(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
 /** Splits the engine's multiplexed log stream, read whole, into lines per stream. */

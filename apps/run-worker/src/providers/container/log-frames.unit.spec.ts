@@ -113,4 +113,17 @@ describe('LogDemultiplexer', () => {
     expect(readWhole(cutHeader)).toEqual([{ stream: 'stdout', line: 'done' }]);
     expect(inChunks(cutHeader, [13])).toEqual(readWhole(cutHeader));
   });
+
+  it('takes a CRLF line ending whole, also when the CR and the LF come in different chunks; a CR inside a line stays', () => {
+    const raw = Buffer.concat([frame(1, 'windows\r'), frame(1, '\nprogress 10%\rprogress 20%\r\n'), frame(2, 'no newline\r')]);
+    const expected = [
+      { stream: 'stdout', line: 'windows' },
+      { stream: 'stdout', line: 'progress 10%\rprogress 20%' },
+      { stream: 'stderr', line: 'no newline' },
+    ];
+    expect(demultiplexLogs(raw)).toEqual(expected);
+    for (let cut = 0; cut <= raw.length; cut++) {
+      expect(inChunks(raw, [cut])).toEqual(expected);
+    }
+  });
 });
