@@ -4,6 +4,7 @@ import { abandonedUnstarted, ABANDONED_AFTER_MS, containerAppears } from './cont
 import { engineCall, isNameTaken, isStartedAlready } from './container/engine';
 import { ContainerLogs, DEFAULT_LOG_SETTINGS, type LogSettings } from './container/container-logs';
 import { engineLogSource } from './container/engine-log-source';
+import { phaseOfStatus } from './container/container-status';
 import { watchRunContainers } from './container/engine-events';
 import { containerName, LABEL_OWNER, LABEL_PULL, LABEL_RUN, LABEL_WORKSPACE } from './container/identity';
 import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
@@ -20,7 +21,7 @@ export class ContainerProvider implements RunProvider {
   /** The engine is this installation's own: a workspace stores no key for it. */
   readonly takesCredential = false;
   /** Each running container's log, followed by one stream: a read does not ask the engine again. */
-  private readonly logLines: ContainerLogs;
+  private readonly runLogs: ContainerLogs;
   /** Who watch() tells of a run's change (its follower brought lines). */
   private readonly watchers = new Set<(runId: string) => void>();
 
@@ -34,7 +35,7 @@ export class ContainerProvider implements RunProvider {
     private readonly abandonedAfterMs = ABANDONED_AFTER_MS,
     logSettings: LogSettings = DEFAULT_LOG_SETTINGS,
   ) {
-    this.logLines = new ContainerLogs(engineLogSource(engine), logSettings, (runId) => this.tell(runId));
+    this.runLogs = new ContainerLogs(engineLogSource(engine), logSettings, (runId) => this.tell(runId));
   }
 
   async submit(run: RunView, _placement: Placement): Promise<void> {
@@ -58,29 +59,26 @@ export class ContainerProvider implements RunProvider {
   }
 
   async observe(run: RunView): Promise<Observation> {
-    const sentAtMs = Date.now();
+    const sentAtMs = performance.now();
     const info = await engineCall('inspect the container', (o) => this.engine.getContainer(containerName(run)).inspect(o), [404]);
     if (info === undefined) {
-      this.logLines.close(run.runId);
+      this.runLogs.close(run.runId);
       return { phase: 'lost', reason: 'the container is gone from the engine' };
     }
     // The log's reads go by it: lines followed until then came while it ran; once it exited, the rest is read whole.
-    this.logLines.seen(run.runId, info.State.Status, sentAtMs);
-    switch (info.State.Status) {
-      case 'created':
-      case 'configured':
+    this.runLogs.seen(run.runId, info.State.Status, sentAtMs);
+    switch (phaseOfStatus(info.State.Status)) {
+      case 'unstarted':
         return { phase: 'pending' };
       case 'exited':
-      case 'stopped':
-      case 'dead':
         return { phase: 'exited', exitCode: info.State.ExitCode };
-      default:
+      case 'running':
         return { phase: 'running' };
     }
   }
 
   logs(run: RunView, fromIndex: number): Promise<LogLine[]> {
-    return this.logLines.lines(run, fromIndex);
+    return this.runLogs.lines(run, fromIndex);
   }
 
   /** Tells of the engine's events of this owner's run containers (start, exit, removal) and of each chunk of lines a run's log stream brings. */
@@ -106,14 +104,14 @@ export class ContainerProvider implements RunProvider {
   }
 
   async cancel(run: RunView): Promise<void> {
-    this.logLines.close(run.runId);
+    this.runLogs.close(run.runId);
     // Stop and remove in one call (force kills first): the reconciler confirms the cancel by finding
     // no container. Any answer is fine here; the observe that follows is what says it is gone.
     await engineCall('remove the container', (o) => this.engine.getContainer(containerName(run)).remove({ force: true, ...o }), 'any');
   }
 
   async release(run: RunView): Promise<void> {
-    this.logLines.close(run.runId);
+    this.runLogs.close(run.runId);
     // Best effort: a container left behind is found again by the cleanup of stray workloads.
     await engineCall('remove the container', (o) => this.engine.getContainer(containerName(run)).remove({ force: true, ...o }), 'any');
   }
@@ -186,7 +184,8 @@ export class ContainerProvider implements RunProvider {
         [LABEL_RUN]: run.runId,
         [LABEL_WORKSPACE]: run.workspaceId,
         [LABEL_OWNER]: this.owner,
-        ...(pulled ? { [LABEL_PULL]: pullLine(pulled) } : {}),
+        // Always set: an image's own label of that name would otherwise show as the run's first log line.
+        [LABEL_PULL]: pulled ? pullLine(pulled) : '',
       },
       HostConfig: { NetworkMode: 'none', ...limitsOf(run) },
     };

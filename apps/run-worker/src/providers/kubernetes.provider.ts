@@ -1,6 +1,6 @@
 import { parseKubernetesCredential } from '@wrs/credentials';
 import { LOG_LIMITS, type Placement, type RunView } from '@wrs/domain';
-import { withoutLineEnding } from './container/log-frames';
+import { withoutLineEnding } from './log-lines';
 import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { certainlyNotCreated, describeFailure, kubernetesApis, statusOf, within, type KubernetesApis } from './kubernetes/kubernetes-api';
 import { jobFor, jobName, LABEL_RUN, WORKLOAD_CONTAINER } from './kubernetes/kubernetes-job';

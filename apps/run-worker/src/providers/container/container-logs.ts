@@ -1,5 +1,6 @@
-import type { RunView } from '@wrs/domain';
+import { LOG_LIMITS, type RunView } from '@wrs/domain';
 import type { LogLine } from '../provider';
+import { phaseOfStatus } from './container-status';
 import { LogFollower, type FollowStream } from './log-follower';
 import { demultiplexLogs } from './log-frames';
 
@@ -10,7 +11,11 @@ export interface LogSettings {
   readonly idleMs: number;
 }
 
-export const DEFAULT_LOG_SETTINGS: LogSettings = { maxUnread: 10_000, idleMs: 60_000 };
+/**
+ * No more lines are kept than a run records; a log not read for longer than the reconciler's longest gap
+ * between looks (RECONCILE_MAX_INTERVAL_MS, at most 600 s) would be opened and replayed at every look.
+ */
+export const DEFAULT_LOG_SETTINGS: LogSettings = { maxUnread: LOG_LIMITS.maxLinesPerRun, idleMs: 660_000 };
 
 /** What the logs need of an inspect of the run's container. */
 export interface ContainerSeen {
@@ -27,14 +32,11 @@ export interface LogSource {
   readWhole(run: RunView): Promise<Buffer | undefined>;
 }
 
-const UNSTARTED = new Set(['created', 'configured']);
-const EXITED = new Set(['exited', 'stopped', 'dead']);
-
 interface Following {
   readonly kind: 'following';
   readonly follower: LogFollower;
   readonly firstLines: readonly LogLine[];
-  /** Lines that arrived before this were read while the container still ran (an inspect sent then said so). */
+  /** Lines that arrived before this (performance.now()) were read while the container still ran (an inspect sent then said so). */
   runningAtMs: number;
   /** Known to have exited: the rest comes from one read of the whole log. */
   exited: boolean;
@@ -68,21 +70,34 @@ export class ContainerLogs {
     private readonly changed: (runId: string) => void,
   ) {}
 
-  /** An inspect sent at `sentAtMs` found the run's container in `status` (the provider's observe). */
+  /** An inspect sent at `sentAtMs` (performance.now()) found the run's container in `status` (the provider's observe). */
   seen(runId: string, status: string, sentAtMs: number): void {
     const log = this.logs.get(runId);
     if (log?.kind !== 'following') {
       return;
     }
-    if (EXITED.has(status)) {
+    const phase = phaseOfStatus(status);
+    if (phase === 'exited') {
       log.exited = true;
-    } else if (!UNSTARTED.has(status)) {
+    } else if (phase === 'running') {
       log.runningAtMs = Math.max(log.runningAtMs, sentAtMs);
     }
   }
 
-  /** Log lines from `fromIndex` on (numbered from 0 over stdout and stderr together, after the pull's line). */
+  /**
+   * Log lines from `fromIndex` on (numbered from 0 over stdout and stderr together, after the pull's
+   * line), up to the most a run records: past it there is nothing to read (the engine is not asked).
+   */
   async lines(run: RunView, fromIndex: number): Promise<LogLine[]> {
+    if (fromIndex >= LOG_LIMITS.maxLinesPerRun) {
+      this.close(run.runId);
+      return [];
+    }
+    const lines = await this.linesFrom(run, fromIndex);
+    return lines.slice(0, LOG_LIMITS.maxLinesPerRun - fromIndex);
+  }
+
+  private async linesFrom(run: RunView, fromIndex: number): Promise<LogLine[]> {
     let log = this.usable(run.runId, fromIndex);
     if (log?.kind === 'finished') {
       return this.fromFinished(log, fromIndex);
@@ -91,7 +106,7 @@ export class ContainerLogs {
       // The stream ended before an observe saw the exit: the exit (or a removal) ended it, or the
       // engine did early, and then the container is followed anew.
       const seen = await this.source.inspect(run);
-      if (seen !== undefined && !EXITED.has(seen.status)) {
+      if (seen !== undefined && phaseOfStatus(seen.status) !== 'exited') {
         this.close(run.runId);
         log = undefined;
       } else {
@@ -103,22 +118,29 @@ export class ContainerLogs {
       return this.finish(run, fromIndex, log.firstLines);
     }
     if (log === undefined) {
-      const sentAtMs = Date.now();
+      const sentAtMs = performance.now();
       const seen = await this.source.inspect(run);
       if (seen === undefined) {
         return [];
       }
-      if (EXITED.has(seen.status)) {
+      const phase = phaseOfStatus(seen.status);
+      if (phase === 'exited') {
         return this.finish(run, fromIndex, firstLinesOf(seen));
       }
-      if (UNSTARTED.has(seen.status)) {
+      if (phase === 'unstarted') {
         // Podman ends a follow of an unstarted container at once, with nothing: it is followed once it runs.
         return firstLinesOf(seen).slice(fromIndex);
       }
       const other = this.logs.get(run.runId);
-      log = other?.kind === 'following' ? other : await this.follow(run, firstLinesOf(seen), fromIndex, sentAtMs);
+      log = other?.kind === 'following' ? other : this.follow(run, firstLinesOf(seen), fromIndex, sentAtMs);
     }
     log.idle.refresh();
+    const refused = log.follower.refusal;
+    if (refused !== undefined) {
+      // Said once, so the reconciler counts the engine's refusal; the next read opens the follow again.
+      this.close(run.runId);
+      throw refused;
+    }
     return log.follower.read(fromIndex, log.runningAtMs) ?? [];
   }
 
@@ -140,7 +162,8 @@ export class ContainerLogs {
     if (log === undefined) {
       return undefined;
     }
-    const usable = log.kind === 'finished' ? fromIndex >= log.base : log.follower.state !== 'failed' && log.follower.has(fromIndex);
+    const failed = log.kind === 'following' && log.follower.state === 'failed' && log.follower.refusal === undefined;
+    const usable = log.kind === 'finished' ? fromIndex >= log.base : !failed && log.follower.has(fromIndex);
     if (!usable) {
       this.close(runId);
       return undefined;
@@ -148,22 +171,21 @@ export class ContainerLogs {
     return log;
   }
 
-  /** A follower of the run's running container; throws, and keeps none, when the engine refuses the follow. */
-  private async follow(run: RunView, firstLines: LogLine[], fromIndex: number, runningAtMs: number): Promise<Following> {
+  /**
+   * A follower of the run's running container, not waited for: Podman answers a follow only once the
+   * container writes its first byte, so a workload silent for minutes must not hold a look (or fail it
+   * after the engine's call bound). Its lines come when they come; a refusal is said by the next read.
+   */
+  private follow(run: RunView, firstLines: LogLine[], fromIndex: number, runningAtMs: number): Following {
     const follower = new LogFollower((signal) => this.source.follow(run, signal), {
       firstLines,
       from: fromIndex,
+      keepBelow: LOG_LIMITS.maxLinesPerRun,
       maxUnread: this.settings.maxUnread,
       onChange: () => this.changed(run.runId),
     });
     const log: Following = { kind: 'following', follower, firstLines, runningAtMs, exited: false, idle: this.idleTimer(run.runId) };
     this.logs.set(run.runId, log);
-    try {
-      await follower.opened();
-    } catch (error) {
-      this.close(run.runId);
-      throw error;
-    }
     return log;
   }
 
@@ -173,7 +195,7 @@ export class ContainerLogs {
     if (raw === undefined) {
       return [];
     }
-    const lines = [...firstLines, ...demultiplexLogs(raw)].slice(fromIndex);
+    const lines = [...firstLines, ...demultiplexLogs(raw)].slice(fromIndex, LOG_LIMITS.maxLinesPerRun);
     this.close(run.runId);
     this.logs.set(run.runId, { kind: 'finished', lines, base: fromIndex, idle: this.idleTimer(run.runId) });
     return lines;

@@ -17,6 +17,8 @@ class FakeEngine implements LogSource {
   pullLine: string | undefined;
   gone = false;
   refusal: Error | undefined;
+  /** Answers a follow only when the test says (Podman answers at the container's first byte). */
+  silent: (() => void) | undefined;
   whole: Buffer = Buffer.alloc(0);
   readonly streams: PassThrough[] = [];
   readonly calls = { inspect: 0, follow: 0, readWhole: 0 };
@@ -33,6 +35,9 @@ class FakeEngine implements LogSource {
     }
     const stream = new PassThrough();
     this.streams.push(stream);
+    if (this.silent) {
+      return new Promise((resolve) => (this.silent = () => resolve(stream)));
+    }
     return Promise.resolve(stream);
   }
 
@@ -67,7 +72,7 @@ describe('ContainerLogs', () => {
   const make = (settings: Partial<LogSettings> = {}) =>
     new ContainerLogs(engine, { ...DEFAULT_LOG_SETTINGS, ...settings }, (runId) => changed.push(runId));
   /** The provider's observe: an inspect sent now (after the lines that came so far) found the container so. */
-  const observed = (status: string) => logs.seen(run.runId, status, Date.now() + 1);
+  const observed = (status: string) => logs.seen(run.runId, status, performance.now() + 1);
 
   beforeEach(() => {
     engine = new FakeEngine();
@@ -103,9 +108,9 @@ describe('ContainerLogs', () => {
     await logs.lines(run, 0);
     engine.stream.write(frame(1, 'before\n'));
     await eventually(() => changed.length === 1, 'the first line told');
-    const sentAtMs = Date.now() + 1;
+    const sentAtMs = performance.now() + 1;
     logs.seen(run.runId, 'running', sentAtMs);
-    await eventually(() => Date.now() > sentAtMs, 'the inspect sent');
+    await eventually(() => performance.now() > sentAtMs, 'the inspect sent');
     engine.stream.write(frame(1, 'after\n'));
     await eventually(() => changed.length === 2, 'the second line told');
     expect(textOf(await logs.lines(run, 0))).toEqual(['before']);
@@ -217,8 +222,9 @@ describe('ContainerLogs', () => {
     expect(engine.calls.follow).toBe(0);
   });
 
-  it("throws the engine's refusal to follow, and tries again on the next read", async () => {
+  it("says the engine's refusal to follow on the next read, and tries again on the one after", async () => {
     engine.refusal = new Error('the container engine refused to follow the logs (HTTP 500)');
+    expect(await logs.lines(run, 0)).toEqual([]); // the follow is not waited for
     await expect(logs.lines(run, 0)).rejects.toThrow('HTTP 500');
     engine.refusal = undefined;
     await logs.lines(run, 0);
@@ -250,5 +256,33 @@ describe('ContainerLogs', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('does not wait for a follow the engine answers only at the first byte: a silent workload reads as no lines yet', async () => {
+    engine.silent = () => undefined;
+    observed('running');
+    expect(await logs.lines(run, 0)).toEqual([]);
+    expect(await logs.lines(run, 0)).toEqual([]);
+    expect(engine.calls.follow).toBe(1);
+    engine.silent?.(); // the workload writes its first line: the engine answers
+    engine.stream.write(frame(1, 'at last\n'));
+    await eventually(() => changed.length === 1, 'the line told');
+    observed('running');
+    expect(textOf(await logs.lines(run, 0))).toEqual(['at last']);
+  });
+
+  it('reads nothing past the lines a run records, and keeps none of them', async () => {
+    observed('running');
+    await logs.lines(run, 0);
+    const many = Array.from({ length: 1_200 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    engine.stream.write(frame(1, many));
+    await eventually(() => changed.length === 1, 'the lines told');
+    observed('running');
+    expect((await logs.lines(run, 0)).length).toBe(1_000);
+    expect(textOf(await logs.lines(run, 990))).toEqual(Array.from({ length: 10 }, (_, i) => `line ${990 + i}`));
+    const calls = { ...engine.calls };
+    expect(await logs.lines(run, 1_000)).toEqual([]);
+    expect(engine.calls).toEqual(calls);
+    expect(engine.stream.destroyed).toBe(true);
   });
 });

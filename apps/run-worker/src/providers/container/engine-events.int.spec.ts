@@ -68,7 +68,8 @@ describeNeeding(containerEngineMissing())("the engine's events of run containers
 
   it('opens a stream that ended again, asking since the last event, so the events meanwhile are reported', async () => {
     const testStartSec = Math.floor(Date.now() / 1000);
-    const gapMs = patience(3_000);
+    // Long enough that a create and start on a busy machine fall inside it (the test asserts they did).
+    const gapMs = patience(8_000);
     const watch = watching(owner, { firstMs: gapMs, maxMs: gapMs });
     try {
       const first = await watch.stream(0);

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import type { RunView } from '@wrs/domain';
 import type { LogSource } from './container-logs';
-import { engineCall } from './engine';
+import { engineCall, unboundedEngineCall } from './engine';
 import { containerName, LABEL_PULL } from './identity';
 import type { FollowStream } from './log-follower';
 
@@ -14,16 +14,10 @@ export function engineLogSource(engine: Docker): LogSource {
       return info && { status: info.State.Status, pullLine: info.Config.Labels?.[LABEL_PULL] };
     },
     async follow(run, signal) {
-      // The bound covers the opening only (the engine's answer); closing the follower aborts it too.
-      const stream = await engineCall(
+      // Unbounded: Podman answers a follow only once the container writes its first byte. Closing the follower aborts it.
+      const stream = await unboundedEngineCall(
         'follow the logs',
-        (o) =>
-          containerOf(run).logs({
-            follow: true,
-            stdout: true,
-            stderr: true,
-            abortSignal: AbortSignal.any([signal, o.abortSignal]),
-          }),
+        () => containerOf(run).logs({ follow: true, stdout: true, stderr: true, abortSignal: signal }),
         [404],
       );
       return stream as FollowStream | undefined;

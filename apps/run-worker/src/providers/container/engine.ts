@@ -64,18 +64,36 @@ export async function engineCall<T>(
   try {
     return await Promise.race([call({ abortSignal: controller.signal }), deadline]);
   } catch (error) {
-    const status = statusOf(error);
-    if (status === undefined) {
-      throw error;
-    }
-    if (accepted === 'any' || accepted.includes(status)) {
-      return undefined;
-    }
-    throw new ProviderError(
-      'provider_error',
-      `the container engine refused to ${what} (HTTP ${status}): ${messageOf(error).slice(0, 300)}`,
-    );
+    return refusalOf(error, what, accepted);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * An engine call with no time bound of its own, for one whose answer may rightly take long (a follow
+ * of a silent container's log: Podman answers it at the first byte written); `signal` abandons it.
+ */
+export async function unboundedEngineCall<T>(
+  what: string,
+  call: () => Promise<T>,
+  accepted: readonly number[] | 'any' = [],
+): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (error) {
+    return refusalOf(error, what, accepted);
+  }
+}
+
+/** An accepted status resolves undefined; another status is a provider_error; no answer at all is rethrown as it is. */
+function refusalOf(error: unknown, what: string, accepted: readonly number[] | 'any'): undefined {
+  const status = statusOf(error);
+  if (status === undefined) {
+    throw error;
+  }
+  if (accepted === 'any' || accepted.includes(status)) {
+    return undefined;
+  }
+  throw new ProviderError('provider_error', `the container engine refused to ${what} (HTTP ${status}): ${messageOf(error).slice(0, 300)}`);
 }

@@ -14,6 +14,8 @@ export interface FollowerOptions {
   readonly firstLines: readonly LogLine[];
   /** Lines below this index are not kept: they are recorded already (the worker restarted). */
   readonly from: number;
+  /** Lines from this index on are not kept (a run records no more): the stream is paused once they come. */
+  readonly keepBelow: number;
   /** Kept lines past which the stream is paused, until a read lets them go. */
   readonly maxUnread: number;
   /** Called once for each chunk that completes lines, and at the stream's end. */
@@ -37,8 +39,8 @@ export class LogFollower {
   private stream: FollowStream | undefined;
   private current: FollowerState = 'opening';
   private paused = false;
-  /** Settles once the stream is open or its opening failed; holds the engine's refusal, if any. */
-  private readonly opening: Promise<{ refused?: unknown }>;
+  /** The engine's refusal to open the follow, once it refused. */
+  private refused: unknown;
 
   constructor(
     open: OpenFollow,
@@ -47,14 +49,14 @@ export class LogFollower {
     this.base = options.from;
     this.kept = options.firstLines.slice(options.from);
     this.received = options.firstLines.length;
-    this.opening = open(this.closing.signal).then(
-      (stream) => {
-        this.attach(stream);
-        return {};
-      },
+    open(this.closing.signal).then(
+      (stream) => this.attach(stream),
       (refused: unknown) => {
-        this.stop('failed');
-        return { refused };
+        // Closed meanwhile: the abort's rejection is no refusal.
+        if (this.current === 'opening') {
+          this.refused = refused ?? new Error('the engine refused to follow the logs');
+          this.stop('failed');
+        }
       },
     );
   }
@@ -63,12 +65,9 @@ export class LogFollower {
     return this.current;
   }
 
-  /** Resolves once the stream is open (or the container was gone); rejects with the engine's refusal to open it. */
-  async opened(): Promise<void> {
-    const { refused } = await this.opening;
-    if (refused !== undefined) {
-      throw refused;
-    }
+  /** The engine's refusal to open the follow (an answer other than the stream or a 404), if it refused. */
+  get refusal(): unknown {
+    return this.refused;
   }
 
   /** Whether lines from `fromIndex` on are all still here (or yet to come). */
@@ -77,7 +76,7 @@ export class LogFollower {
   }
 
   /**
-   * The lines from `fromIndex` on that arrived before `beforeMs` (the first lines always count);
+   * The lines from `fromIndex` on that arrived before `beforeMs` (performance.now(); the first lines always count);
    * those below `fromIndex` are let go (the caller has recorded them). Undefined when lines from
    * `fromIndex` were let go already.
    */
@@ -142,18 +141,20 @@ export class LogFollower {
       return;
     }
     for (const line of lines) {
-      if (this.received >= this.base) {
+      if (this.received >= this.base && this.received < this.options.keepBelow) {
         this.kept.push(line);
       }
       this.received++;
     }
-    this.arrivals.push({ atMs: Date.now(), received: this.received });
+    // A monotonic clock: the order of arrivals and inspects must not follow a step of the wall clock.
+    this.arrivals.push({ atMs: performance.now(), received: this.received });
     this.applyBackpressure();
     this.options.onChange();
   }
 
   private applyBackpressure(): void {
-    const full = this.kept.length >= this.options.maxUnread;
+    // Past the lines a run records, nothing more is needed while it runs; its end is read whole.
+    const full = this.kept.length >= this.options.maxUnread || this.received >= this.options.keepBelow;
     if (this.stream !== undefined && full !== this.paused) {
       this.paused = full;
       if (full) {

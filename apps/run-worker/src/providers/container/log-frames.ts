@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+import { KEPT_LINE_LENGTH, withoutLineEnding } from '../log-lines';
 import type { LogLine } from '../provider';
 
 type Stream = LogLine['stream'];
@@ -7,8 +9,9 @@ const HEADER_BYTES = 8;
 
 /**
  * Splits the engine's multiplexed log stream into lines per stream as it arrives: a frame or a line
- * may be split across chunks. Each frame is decoded as UTF-8 whole and each stream keeps its own
- * partial line, so the lines are exactly those of reading the whole log at once.
+ * may be split across chunks. Each stream is decoded as UTF-8 across its frames (Podman cuts a long line
+ * into 8 KiB frames, which may split a character) and keeps its own partial line, so the lines are
+ * exactly those of reading the whole log at once. A line is kept up to KEPT_LINE_LENGTH characters.
  */
 export class LogDemultiplexer {
   private chunks: Buffer[] = [];
@@ -16,6 +19,7 @@ export class LogDemultiplexer {
   /** The frame whose header is read and whose body has not fully arrived. */
   private frame: { stream: Stream; size: number } | undefined;
   private readonly partial: Record<Stream, string> = { stdout: '', stderr: '' };
+  private readonly decoders: Record<Stream, StringDecoder> = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
 
   /** The lines `chunk` completes. */
   push(chunk: Buffer): LogLine[] {
@@ -33,7 +37,7 @@ export class LogDemultiplexer {
       if (this.buffered < this.frame.size) {
         return lines;
       }
-      this.add(this.frame.stream, this.take(this.frame.size).toString('utf8'), lines);
+      this.add(this.frame.stream, this.decoders[this.frame.stream].write(this.take(this.frame.size)), lines);
       this.frame = undefined;
     }
   }
@@ -42,10 +46,11 @@ export class LogDemultiplexer {
   end(): LogLine[] {
     const lines: LogLine[] = [];
     if (this.frame !== undefined) {
-      this.add(this.frame.stream, this.take(this.buffered).toString('utf8'), lines);
+      this.add(this.frame.stream, this.decoders[this.frame.stream].write(this.take(this.buffered)), lines);
       this.frame = undefined;
     }
     for (const stream of ['stdout', 'stderr'] as const) {
+      this.add(stream, this.decoders[stream].end(), lines);
       if (this.partial[stream]) {
         lines.push({ stream, line: withoutLineEnding(this.partial[stream]) });
         this.partial[stream] = '';
@@ -61,9 +66,12 @@ export class LogDemultiplexer {
       // Only the new text is split: a long partial line is not scanned again for each frame.
       parts[0] = this.partial[stream] + parts[0];
       this.partial[stream] = '';
-      parts.forEach((line) => lines.push({ stream, line: withoutLineEnding(line) }));
+      parts.forEach((line) => lines.push({ stream, line: withoutLineEnding(line.slice(0, KEPT_LINE_LENGTH + 1)) }));
     }
-    this.partial[stream] += rest;
+    // One character past the kept length stays, so a CR ending a line of exactly that length is still seen as its ending.
+    if (this.partial[stream].length <= KEPT_LINE_LENGTH) {
+      this.partial[stream] = (this.partial[stream] + rest).slice(0, KEPT_LINE_LENGTH + 1);
+    }
   }
 
   private take(bytes: number): Buffer {
@@ -73,15 +81,6 @@ export class LogDemultiplexer {
     this.buffered = rest.length;
     return all.subarray(0, bytes);
   }
-}
-
-/**
- * A line ended by CRLF (a Windows program, a TTY's output) without its CR: the CR is part of the line
- * ending, not of the text, and a reader would otherwise see a stray `\r` (shown escaped) on every line.
- * A CR inside a line (a progress bar redrawn) stays.
- */
-export function withoutLineEnding(line: string): string {
-  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
 /** Splits the engine's multiplexed log stream, read whole, into lines per stream. */

@@ -1,22 +1,33 @@
+import { KEPT_LINE_LENGTH } from '../log-lines';
 import { demultiplexLogs, LogDemultiplexer } from './log-frames';
 
-/** The whole-log reading the provider did before it followed logs: the incremental one must give exactly its lines. */
+/**
+ * The lines of a whole log, read another way: each stream's bytes gathered, a line cut at each newline byte
+ * and decoded whole (so a character split between frames is whole), CRLF taken as one ending, a line kept
+ * up to one character past the kept length (storableLine cuts there); partial lines last, stdout first.
+ */
 function readWhole(raw: Buffer): { stream: 'stdout' | 'stderr'; line: string }[] {
   const lines: { stream: 'stdout' | 'stderr'; line: string }[] = [];
-  const partial: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' };
+  const partial: Record<'stdout' | 'stderr', Buffer> = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
+  const lineOf = (bytes: Buffer): string => {
+    const text = bytes.toString('utf8').slice(0, KEPT_LINE_LENGTH + 1);
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  };
   let offset = 0;
   while (offset + 8 <= raw.length) {
     const stream = raw[offset] === 2 ? 'stderr' : 'stdout';
     const size = raw.readUInt32BE(offset + 4);
-    partial[stream] += raw.subarray(offset + 8, offset + 8 + size).toString('utf8');
+    let bytes = Buffer.concat([partial[stream], raw.subarray(offset + 8, offset + 8 + size)]);
     offset += 8 + size;
-    const parts = partial[stream].split('\n');
-    partial[stream] = parts.pop() ?? '';
-    parts.forEach((line) => lines.push({ stream, line }));
+    for (let newline = bytes.indexOf(10); newline >= 0; newline = bytes.indexOf(10)) {
+      lines.push({ stream, line: lineOf(bytes.subarray(0, newline)) });
+      bytes = bytes.subarray(newline + 1);
+    }
+    partial[stream] = bytes;
   }
   for (const stream of ['stdout', 'stderr'] as const) {
-    if (partial[stream]) {
-      lines.push({ stream, line: partial[stream] });
+    if (partial[stream].length > 0) {
+      lines.push({ stream, line: lineOf(partial[stream]) });
     }
   }
   return lines;
@@ -44,7 +55,7 @@ function inChunks(raw: Buffer, cuts: number[]) {
 
 const euro = Buffer.from('€', 'utf8');
 // Both streams' partial lines interleaved, an empty line, an empty frame, a character cut between two
-// frames (decoded per frame, as the whole read did), a long line over several frames, no final newline.
+// frames (decoded whole), a long line over several frames (kept up to its first characters), no final newline.
 const LOG = Buffer.concat([
   frame(1, 'one\ntw'),
   frame(2, 'err-a'),
@@ -66,7 +77,7 @@ describe('LogDemultiplexer', () => {
       'two',
       '',
       'err-a-b',
-      'three\ufffd\ufffd\ufffd',
+      'three€',
       'xxxxxxxxxxxx',
       'ünïcödé ✓',
       'last-out',
@@ -125,5 +136,16 @@ describe('LogDemultiplexer', () => {
     for (let cut = 0; cut <= raw.length; cut++) {
       expect(inChunks(raw, [cut])).toEqual(expected);
     }
+  });
+
+  it('keeps a line without a newline to its first characters, however long the workload writes it', () => {
+    const demultiplexer = new LogDemultiplexer();
+    const chunk = frame(1, 'y'.repeat(8_192));
+    for (let i = 0; i < 1_000; i++) {
+      expect(demultiplexer.push(chunk)).toEqual([]); // 8 MB without a newline
+    }
+    const [line] = demultiplexer.push(frame(1, 'end\n'));
+    expect(line?.line).toBe('y'.repeat(KEPT_LINE_LENGTH + 1));
+    expect(demultiplexer.end()).toEqual([]);
   });
 });
