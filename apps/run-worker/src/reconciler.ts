@@ -164,7 +164,7 @@ export class Reconciler {
     const nowMs = this.clock().getTime();
     const ids = new Set(this.woken);
     this.woken.clear();
-    for (const runId of this.schedule.dueBy(nowMs, this.options.batchSize)) {
+    for (const runId of this.schedule.dueBy(nowMs, this.options.batchSize, (id) => this.inHand.has(id))) {
       ids.add(runId);
     }
     for (const run of page?.runs ?? []) {

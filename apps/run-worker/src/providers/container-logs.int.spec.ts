@@ -5,7 +5,7 @@ import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeed
 import { ContainerProvider } from './container.provider';
 import { containerRunOf, exitCodeOf } from './container-runs.testing';
 import { containerEngine } from './container/engine';
-import { demultiplexLogs } from './container/log-frames';
+import { demultiplexLogs, LogDemultiplexer } from './container/log-frames';
 import type { LogLine } from './provider';
 
 const IMAGE = CONTAINER_IMAGE;
@@ -56,11 +56,17 @@ describeNeeding(containerEngineMissing())("ContainerProvider's logs, followed on
   const logCalls = jest.spyOn(containerPrototype, 'logs');
   const runs: RunView[] = [];
 
-  /** The engine's logs endpoint calls made for the run's container through `through` (an engine object): their options. */
+  // Every request to the engine, counted (the log's head is read by a request of its own, not through logs()).
+  const modemPrototype = Object.getPrototypeOf(engine.modem) as { dial(options: object, callback: unknown): void };
+  const dials = jest.spyOn(modemPrototype, 'dial');
+
+  /** The engine's logs endpoint requests made for the run's container through `through` (an engine object): their options. */
   function logReads(run: RunView, through: Docker = engine): { follow?: boolean }[] {
-    return logCalls.mock.calls.flatMap((args, i) => {
-      const container = logCalls.mock.contexts[i] as Docker.Container & { modem: unknown };
-      return container.id === `wrs-${run.runId}` && container.modem === through.modem ? [args[0] as { follow?: boolean }] : [];
+    return dials.mock.calls.flatMap(([options], i) => {
+      const { path, options: query } = options as { path?: string; options?: { follow?: boolean } };
+      return path === `/containers/wrs-${run.runId}/logs?` && dials.mock.contexts[i] === through.modem
+        ? [{ follow: query?.follow === true }]
+        : [];
     });
   }
 
@@ -90,6 +96,7 @@ describeNeeding(containerEngineMissing())("ContainerProvider's logs, followed on
   afterAll(async () => {
     await Promise.all(runs.map((run) => new ContainerProvider(engine, 'container', OWNER).release(run)));
     logCalls.mockRestore();
+    dials.mockRestore();
   });
 
   it('many reads of a container printing over time give its lines in order, from one follow of its log and one read after the exit', async () => {
@@ -108,7 +115,7 @@ describeNeeding(containerEngineMissing())("ContainerProvider's logs, followed on
   it('a workload that writes more lines than a run records, at its exit: the first 1,000, exactly as the whole read has them', async () => {
     // Written at the exit, where Podman 4.3 cuts short or garbles a follow that lags behind.
     const run = submitted(
-      'sleep 0.5; i=0; while [ $i -lt 600 ]; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); done; printf last-out; printf last-err >&2',
+      'sleep 3; i=0; while [ $i -lt 600 ]; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); done; printf last-out; printf last-err >&2',
     );
     // Two workers' providers: one reads as the reconciler does; one opens its follow at once and reads only after the exit.
     const recording = containerEngine(CONTAINER_SOCKET);
@@ -142,6 +149,26 @@ describeNeeding(containerEngineMissing())("ContainerProvider's logs, followed on
     expect(logReads(run, recording)).toHaveLength(reads);
     await recorder.release(run);
     await waiter.release(run);
+  });
+
+  it("an exited container's log of 20 MB: its first 1,000 lines, read without reading the rest", async () => {
+    const run = submitted(`yes '${'x'.repeat(99)}' | head -n 200000 | nl -ba`);
+    const provider = new ContainerProvider(engine, 'container', OWNER);
+    await provider.submit(run, placement);
+    expect(await exitCodeOf(provider, run)).toBe(0);
+    // A worker that finds it exited (none followed it): the head of the log only, counted as it comes.
+    const pushed = jest.spyOn(LogDemultiplexer.prototype, 'push');
+    try {
+      const reader = new ContainerProvider(engine, 'container', OWNER);
+      const lines = await reader.logs(run, 0);
+      expect(lines).toHaveLength(1_000);
+      expect(lines.map((l) => l.line.trim().split('\t')[0])).toEqual(Array.from({ length: 1_000 }, (_, i) => String(i + 1)));
+      const bytesRead = pushed.mock.calls.reduce((sum, [chunk]) => sum + chunk.length, 0);
+      expect(bytesRead).toBeLessThan(2_000_000); // of about 21 MB
+      await reader.release(run);
+    } finally {
+      pushed.mockRestore();
+    }
   });
 
   it('a workload silent for longer than an engine call may take is read as no lines yet, not as an engine that does not answer', async () => {

@@ -39,14 +39,17 @@ export class ObserveSchedule {
     return look === undefined || nowMs >= look.atMs;
   }
 
-  /** Up to `limit` runs whose next look is due by `nowMs` (a scan of the schedule, bounded by its size). */
-  dueBy(nowMs: number, limit: number): string[] {
+  /**
+   * Up to `limit` runs whose next look is due by `nowMs`, but those `busy` says are being looked at (a
+   * slow drive must not take a slot from another run). A scan of the schedule, bounded by its size.
+   */
+  dueBy(nowMs: number, limit: number, busy: (runId: string) => boolean = () => false): string[] {
     const due: string[] = [];
     for (const [runId, look] of this.next) {
       if (due.length >= limit) {
         break;
       }
-      if (look.atMs <= nowMs) {
+      if (look.atMs <= nowMs && !busy(runId)) {
         due.push(runId);
       }
     }

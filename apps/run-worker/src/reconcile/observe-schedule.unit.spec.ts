@@ -105,4 +105,15 @@ describe('ObserveSchedule', () => {
     schedule.forget(run.runId);
     expect(schedule.due(run, T0 + 5_001)).toBe(true);
   });
+
+  it('names the runs due by now, up to a limit, skipping those being looked at', () => {
+    const schedule = new ObserveSchedule(200, 10_000);
+    for (const runId of ['a', 'b', 'c', 'd']) {
+      schedule.looked(runOf('running', { runId }), false, T0);
+    }
+    schedule.looked(runOf('running', { runId: 'later' }), false, T0 + 1_000);
+    expect(schedule.dueBy(T0 + 200, 10)).toEqual(['a', 'b', 'c', 'd']);
+    expect(schedule.dueBy(T0 + 200, 2)).toEqual(['a', 'b']);
+    expect(schedule.dueBy(T0 + 200, 2, (runId) => runId === 'a' || runId === 'b')).toEqual(['c', 'd']);
+  });
 });

@@ -2,7 +2,6 @@ import { LOG_LIMITS, type RunView } from '@wrs/domain';
 import type { LogLine } from '../provider';
 import { phaseOfStatus } from './container-status';
 import { LogFollower, type FollowStream } from './log-follower';
-import { demultiplexLogs } from './log-frames';
 
 export interface LogSettings {
   /** Lines a run's follower keeps unread before it pauses its stream (the engine then waits too). */
@@ -29,7 +28,8 @@ export interface ContainerSeen {
 export interface LogSource {
   inspect(run: RunView): Promise<ContainerSeen | undefined>;
   follow(run: RunView, signal: AbortSignal): Promise<FollowStream | undefined>;
-  readWhole(run: RunView): Promise<Buffer | undefined>;
+  /** The first `count` lines of the container's log (not followed), or undefined when the container is gone. */
+  readHead(run: RunView, count: number): Promise<LogLine[] | undefined>;
 }
 
 interface Following {
@@ -38,14 +38,14 @@ interface Following {
   readonly firstLines: readonly LogLine[];
   /** Lines that arrived before this (performance.now()) were read while the container still ran (an inspect sent then said so). */
   runningAtMs: number;
-  /** Known to have exited: the rest comes from one read of the whole log. */
+  /** Known to have exited: the rest comes from one read of the log's head (the lines a run records). */
   exited: boolean;
   readonly idle: NodeJS.Timeout;
 }
 
 interface Finished {
   readonly kind: 'finished';
-  /** The exited container's whole log from `base` on: it no longer changes. */
+  /** The exited container's log (its head) from `base` on: it no longer changes. */
   lines: LogLine[];
   base: number;
   readonly idle: NodeJS.Timeout;
@@ -53,13 +53,13 @@ interface Finished {
 
 /**
  * The runs' container logs. While a container runs, one follow stream per run brings its lines, so a
- * read asks nothing of the engine: O(new lines), not O(its whole output). Once it exited, its log is
- * read whole once. `changed(runId)` is told when a run's stream brings lines or ends.
+ * read asks nothing of the engine: O(new lines), not O(its whole output). Once it exited, the head of
+ * its log (the lines a run records) is read once. `changed(runId)` is told when a run's stream brings lines or ends.
  *
  * A follow is trusted only for what came while the container still ran: Podman 4.3 cuts short, or
  * garbles, a follow that lags behind when the container exits (its reader drops lines after the
  * exit; measured with 40,000 lines), so lines are handed out only up to the last time an inspect
- * found the container running, and the end always comes from the whole read.
+ * found the container running, and the end always comes from a read after the exit.
  */
 export class ContainerLogs {
   private readonly logs = new Map<string, Following | Finished>();
@@ -189,13 +189,13 @@ export class ContainerLogs {
     return log;
   }
 
-  /** The exited container's lines from `fromIndex` on, from one read of its whole log, kept until released. */
+  /** The exited container's lines from `fromIndex` on, from one read of its log's head, kept until released. */
   private async finish(run: RunView, fromIndex: number, firstLines: readonly LogLine[]): Promise<LogLine[]> {
-    const raw = await this.source.readWhole(run);
-    if (raw === undefined) {
+    const head = await this.source.readHead(run, LOG_LIMITS.maxLinesPerRun - firstLines.length);
+    if (head === undefined) {
       return [];
     }
-    const lines = [...firstLines, ...demultiplexLogs(raw)].slice(fromIndex, LOG_LIMITS.maxLinesPerRun);
+    const lines = [...firstLines, ...head].slice(fromIndex, LOG_LIMITS.maxLinesPerRun);
     this.close(run.runId);
     this.logs.set(run.runId, { kind: 'finished', lines, base: fromIndex, idle: this.idleTimer(run.runId) });
     return lines;

@@ -1,7 +1,9 @@
 import { PassThrough } from 'node:stream';
 import type { RunView } from '@wrs/domain';
 import { ContainerLogs, DEFAULT_LOG_SETTINGS, type ContainerSeen, type LogSettings, type LogSource } from './container-logs';
+import type { LogLine } from '../provider';
 import type { FollowStream } from './log-follower';
+import { demultiplexLogs } from './log-frames';
 
 function frame(stream: 1 | 2, text: string): Buffer {
   const body = Buffer.from(text, 'utf8');
@@ -21,7 +23,7 @@ class FakeEngine implements LogSource {
   silent: (() => void) | undefined;
   whole: Buffer = Buffer.alloc(0);
   readonly streams: PassThrough[] = [];
-  readonly calls = { inspect: 0, follow: 0, readWhole: 0 };
+  readonly calls = { inspect: 0, follow: 0, readHead: 0 };
 
   inspect(): Promise<ContainerSeen | undefined> {
     this.calls.inspect++;
@@ -41,9 +43,9 @@ class FakeEngine implements LogSource {
     return Promise.resolve(stream);
   }
 
-  readWhole(): Promise<Buffer | undefined> {
-    this.calls.readWhole++;
-    return Promise.resolve(this.gone ? undefined : this.whole);
+  readHead(_run: RunView, count: number): Promise<LogLine[] | undefined> {
+    this.calls.readHead++;
+    return Promise.resolve(this.gone ? undefined : demultiplexLogs(this.whole).slice(0, count));
   }
 
   get stream(): PassThrough {
@@ -101,7 +103,7 @@ describe('ContainerLogs', () => {
     observed('running');
     expect(textOf(await logs.lines(run, 4))).toEqual(['cd']);
     expect(changed).toEqual(['run-1', 'run-1', 'run-1']);
-    expect(engine.calls).toEqual({ inspect: 1, follow: 1, readWhole: 0 });
+    expect(engine.calls).toEqual({ inspect: 1, follow: 1, readHead: 0 });
   });
 
   it('hands out only lines that came before an inspect found the container still running', async () => {
@@ -145,7 +147,7 @@ describe('ContainerLogs', () => {
     // Asked again (the lines were not recorded), and then on: from memory.
     expect(textOf(await logs.lines(run, 3))).toEqual(['three', 'four', 'five', 'six']);
     expect(textOf(await logs.lines(run, 6))).toEqual(['six']);
-    expect(engine.calls).toEqual({ inspect: 1, follow: 1, readWhole: 1 });
+    expect(engine.calls).toEqual({ inspect: 1, follow: 1, readHead: 1 });
   });
 
   it('reads the log whole when its stream ended and an inspect then finds the container exited', async () => {
@@ -155,7 +157,7 @@ describe('ContainerLogs', () => {
     engine.status = 'exited';
     engine.whole = frame(1, 'a\nb');
     expect(textOf(await logs.lines(run, 0))).toEqual(['a', 'b']);
-    expect(engine.calls).toEqual({ inspect: 2, follow: 1, readWhole: 1 });
+    expect(engine.calls).toEqual({ inspect: 2, follow: 1, readHead: 1 });
   });
 
   it('after a worker restart, skips to the index asked by count', async () => {
@@ -207,7 +209,7 @@ describe('ContainerLogs', () => {
     await eventually(() => changed.length === 2, 'the lines and the end told');
     observed('running');
     expect(textOf(await logs.lines(run, 1))).toEqual([]);
-    expect(engine.calls).toEqual({ inspect: 3, follow: 2, readWhole: 0 });
+    expect(engine.calls).toEqual({ inspect: 3, follow: 2, readHead: 0 });
     engine.stream.write(frame(1, 'a\npartial\n'));
     await eventually(() => changed.length === 3, 'the new stream told');
     observed('running');
@@ -249,10 +251,10 @@ describe('ContainerLogs', () => {
       engine.status = 'exited';
       await logs.lines(run, 0);
       await logs.lines(run, 0);
-      expect(engine.calls.readWhole).toBe(1);
+      expect(engine.calls.readHead).toBe(1);
       jest.advanceTimersByTime(31);
       await logs.lines(run, 0);
-      expect(engine.calls.readWhole).toBe(2);
+      expect(engine.calls.readHead).toBe(2);
     } finally {
       jest.useRealTimers();
     }

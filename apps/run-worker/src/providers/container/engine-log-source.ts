@@ -1,7 +1,8 @@
 import type Docker from 'dockerode';
 import type { RunView } from '@wrs/domain';
 import type { LogSource } from './container-logs';
-import { engineCall, unboundedEngineCall } from './engine';
+import { ENGINE_CALL_MS, engineCall, unboundedEngineCall } from './engine';
+import { headOfLog } from './log-head';
 import { containerName, LABEL_PULL } from './identity';
 import type { FollowStream } from './log-follower';
 
@@ -22,7 +23,30 @@ export function engineLogSource(engine: Docker): LogSource {
       );
       return stream as FollowStream | undefined;
     },
-    readWhole: (run) =>
-      engineCall('read the logs', (o) => containerOf(run).logs({ stdout: true, stderr: true, follow: false, ...o }), [404]),
+    async readHead(run, count) {
+      // Bounded to the engine's answer, then to the time between chunks: a long log takes as long as it takes to send.
+      const stream = await engineCall('read the logs', (o) => logStream(engine, containerName(run), o.abortSignal), [404]);
+      return stream && headOfLog(stream, count, ENGINE_CALL_MS);
+    },
   };
+}
+
+/**
+ * The container's log as a stream (not followed): dockerode hands a stream only to a follow, so the
+ * request is the one it makes for `logs()`, asked as a stream.
+ */
+function logStream(engine: Docker, name: string, abortSignal: AbortSignal): Promise<FollowStream> {
+  return new Promise((resolve, reject) => {
+    (engine.modem as { dial(options: object, callback: (error: unknown, stream: FollowStream) => void): void }).dial(
+      {
+        path: `/containers/${name}/logs?`,
+        method: 'GET',
+        abortSignal,
+        isStream: true,
+        statusCodes: { 200: true, 404: 'no such container', 500: 'server error' },
+        options: { stdout: true, stderr: true, follow: false },
+      },
+      (error, stream) => (error ? reject(error) : resolve(stream)),
+    );
+  });
 }

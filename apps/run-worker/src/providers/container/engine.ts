@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { ProviderError } from '../provider';
 
 /** A short engine call (inspect, create, start, kill) that takes longer than this is abandoned: "unclear". */
-const ENGINE_CALL_MS = 10_000;
+export const ENGINE_CALL_MS = 10_000;
 
 /** The Docker Engine API (Docker, or Podman's compatible service) on its unix socket. */
 export function containerEngine(socketPath: string): Docker {
