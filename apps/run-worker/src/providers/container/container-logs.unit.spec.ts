@@ -4,14 +4,7 @@ import { ContainerLogs, DEFAULT_LOG_SETTINGS, type ContainerSeen, type LogSettin
 import type { LogLine } from '../provider';
 import type { FollowStream } from './log-follower';
 import { demultiplexLogs } from './log-frames';
-
-function frame(stream: 1 | 2, text: string): Buffer {
-  const body = Buffer.from(text, 'utf8');
-  const header = Buffer.alloc(8);
-  header[0] = stream;
-  header.writeUInt32BE(body.length, 4);
-  return Buffer.concat([header, body]);
-}
+import { frame } from './log-frame.testing';
 
 /** An engine that counts its calls and hands out follow streams the test writes to. */
 class FakeEngine implements LogSource {

@@ -1,5 +1,6 @@
 import { KEPT_LINE_LENGTH } from '../log-lines';
 import { demultiplexLogs, LogDemultiplexer } from './log-frames';
+import { frame } from './log-frame.testing';
 
 /**
  * The lines of a whole log, read another way: each stream's bytes gathered, a line cut at each newline byte
@@ -31,14 +32,6 @@ function readWhole(raw: Buffer): { stream: 'stdout' | 'stderr'; line: string }[]
     }
   }
   return lines;
-}
-
-function frame(stream: 1 | 2, payload: Buffer | string): Buffer {
-  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
-  const header = Buffer.alloc(8);
-  header[0] = stream;
-  header.writeUInt32BE(body.length, 4);
-  return Buffer.concat([header, body]);
 }
 
 /** Feeds `raw` in chunks cut at `cuts` (byte offsets), then ends. */

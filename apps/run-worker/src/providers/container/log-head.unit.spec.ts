@@ -1,13 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { headOfLog } from './log-head';
-
-function frame(stream: 1 | 2, text: string): Buffer {
-  const body = Buffer.from(text, 'utf8');
-  const header = Buffer.alloc(8);
-  header[0] = stream;
-  header.writeUInt32BE(body.length, 4);
-  return Buffer.concat([header, body]);
-}
+import { frame } from './log-frame.testing';
 
 describe('headOfLog: the first lines of an exited container’s log', () => {
   it('lets the stream go once it has the lines asked for', async () => {
