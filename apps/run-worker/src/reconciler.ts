@@ -25,9 +25,9 @@ export interface ReconcilerOptions {
 
 /**
  * Moves every unfinished run one step towards what its provider reports, so a restarted worker loses
- * nothing. Each sweep reads the next page of unfinished runs (walking them all, page by page) and the
- * runs a provider said changed, and drives those due: queued and canceling runs always, a starting or
- * running one as its ObserveSchedule says. Replicas may drive the same run: the event store's optimistic
+ * nothing. Each sweep reads the next page of unfinished runs (walking them all, page by page), the runs
+ * its ObserveSchedule has due and the runs a provider said changed, and drives those due: queued and
+ * canceling runs always, a starting or running one as the schedule says. Replicas may drive the same run: the event store's optimistic
  * concurrency makes that harmless.
  */
 export class Reconciler {
