@@ -65,7 +65,7 @@ export class ContainerProvider implements RunProvider {
       this.runLogs.close(run.runId);
       return { phase: 'lost', reason: 'the container is gone from the engine' };
     }
-    // The log's reads go by it: lines followed until then came while it ran; once it exited, the rest is read whole.
+    // The log's reads go by it: lines followed until then came while it ran; once it exited, the rest is read from the log's head.
     this.runLogs.seen(run.runId, info.State.Status, sentAtMs);
     switch (phaseOfStatus(info.State.Status)) {
       case 'unstarted':

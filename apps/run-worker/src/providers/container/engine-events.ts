@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { engineCall } from './engine';
 import { LABEL_OWNER, LABEL_RUN } from './identity';
+import { TextLines } from './text-lines';
 
 /** A lifecycle event of one of the owner's run containers, as the engine names it. */
 export interface RunContainerEvent {
@@ -90,7 +91,7 @@ class RunContainerWatch {
     }
     this.stream = stream;
     const openedAt = Date.now();
-    let buffered = '';
+    const lines = new TextLines((line) => this.take(line));
     let over = false;
     const ended = () => {
       if (!over) {
@@ -103,11 +104,7 @@ class RunContainerWatch {
         this.again();
       }
     };
-    stream.on('data', (chunk: Buffer) => {
-      const lines = (buffered + chunk.toString('utf8')).split('\n');
-      buffered = lines.pop() ?? '';
-      lines.forEach((line) => this.take(line));
-    });
+    stream.on('data', (chunk: Buffer) => lines.push(chunk));
     stream.on('end', ended);
     stream.on('error', ended);
     stream.on('close', ended);

@@ -3,6 +3,7 @@ import type { ProviderOffer, PullPolicy } from '@wrs/domain';
 import { ProviderError } from '../provider';
 import { engineCall, messageOf, statusOf } from './engine';
 import { pullFailureCode } from './pull-failure';
+import { TextLines } from './text-lines';
 
 export interface PullSettings {
   readonly policy: PullPolicy;
@@ -83,8 +84,7 @@ async function pull(engine: Docker, image: string, timeoutMs: number): Promise<P
 function failureIn(stream: NodeJS.ReadableStream, signal: AbortSignal): Promise<string | null> {
   return new Promise((resolve, reject) => {
     let failure: string | null = null;
-    let buffered = '';
-    const take = (line: string) => (failure ??= failureOf(line));
+    const lines = new TextLines((line) => (failure ??= failureOf(line)));
     let done = false;
     // Listeners stay (an error after the abort must find one); only the first outcome counts.
     const settle = (error?: Error) => {
@@ -96,7 +96,7 @@ function failureIn(stream: NodeJS.ReadableStream, signal: AbortSignal): Promise<
       if (error) {
         reject(error);
       } else {
-        take(buffered);
+        lines.end();
         resolve(failure);
       }
     };
@@ -105,11 +105,7 @@ function failureIn(stream: NodeJS.ReadableStream, signal: AbortSignal): Promise<
       settle(new Error('pull aborted'));
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    stream.on('data', (chunk: Buffer) => {
-      const lines = (buffered + chunk.toString('utf8')).split('\n');
-      buffered = lines.pop() ?? '';
-      lines.forEach(take);
-    });
+    stream.on('data', (chunk: Buffer) => lines.push(chunk));
     stream.on('error', (error: Error) => settle(error));
     stream.on('end', () => settle());
     stream.on('close', () => settle(new Error('the container engine closed the pull stream before its end')));
