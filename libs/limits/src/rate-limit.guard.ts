@@ -11,8 +11,9 @@ import { EffectiveLimits } from './workspace-limits';
 export const RATE_LIMIT_FAILURES = Symbol('RATE_LIMIT_FAILURES');
 
 /**
- * Per-workspace and per-token request rates, shared across replicas in Redis, with RateLimit headers and
- * a 429 with Retry-After. If Redis is unreachable the request passes (fail open) and the miss is counted.
+ * Per-workspace and per-token request rates, shared across replicas in Redis (a busy key's cells taken a
+ * lease at a time: RateLeases), with RateLimit headers and a 429 with Retry-After. If Redis is unreachable
+ * the request passes (fail open) and the miss is counted.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -33,13 +34,13 @@ export class RateLimitGuard implements CanActivate {
     const limits = await this.limits.for(principal.workspaceId);
     const rider = this.reflector.get<RateLimitRider | undefined>(RATE_LIMIT_RIDER, context.getHandler());
     const work = rider?.work(req, this.limiter.prefix);
-    const decision = await this.limiter.check(
-      [
-        { name: 'workspace', key: `ws:${principal.workspaceId}`, limit: limits.requestsPerMinute, windowSeconds: 60 },
-        { name: 'token', key: `tok:${principal.tokenId}`, limit: limits.tokenRequestsPerMinute, windowSeconds: 60 },
-      ],
-      rider && work ? { script: rider.script, ...work } : undefined,
-    );
+    const policies = [
+      { name: 'workspace', key: `ws:${principal.workspaceId}`, limit: limits.requestsPerMinute, windowSeconds: 60 },
+      { name: 'token', key: `tok:${principal.tokenId}`, limit: limits.tokenRequestsPerMinute, windowSeconds: 60 },
+    ];
+    // A route with Redis work of its own asks Redis anyway; the others are served from this process's lease.
+    const decision =
+      rider && work ? await this.limiter.check(policies, { script: rider.script, ...work }) : await this.limiter.admit(policies);
     if (!decision) {
       this.onFailOpen();
       return true;
