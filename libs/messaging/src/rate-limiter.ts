@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LuaScript } from './lua-script';
+import { GCRA_TAKE, gcraTakeArgs, parseGcraTake, type RateTake, type TakeRequest } from './gcra-take';
 import { DEFAULT_RATE_LEASES, RateLeases, type RateLeaseSettings } from './rate-leases';
 
 /**
@@ -56,45 +57,6 @@ end
 const GCRA = new LuaScript(`${GCRA_FUNCTION}return gcra(KEYS, ARGV)`);
 
 /**
- * The same cells, several at once (a lease, see RateLeases): first gives back ARGV[1] cells a lapsed
- * lease did not use, then takes up to ARGV[2] cells of every policy, as many as the policy with the
- * fewest free ones has. One cell is taken exactly when the single-cell GCRA above would allow one.
- */
-const GCRA_TAKE = new LuaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local back = tonumber(ARGV[1])
-local take = tonumber(ARGV[2])
-local n = #KEYS
-local tats, intervals, windows = {}, {}, {}
-local wait = 0
-for i = 1, n do
-  local limit = tonumber(ARGV[1 + 2 * i])
-  local window = tonumber(ARGV[2 + 2 * i])
-  local interval = window / limit
-  local tat = tonumber(redis.call('GET', KEYS[i]) or now) - back * interval
-  if tat < now then tat = now end
-  local allow_at = tat + interval - window
-  if allow_at - now > wait then wait = allow_at - now end
-  local free = math.floor((now + window - tat) / interval)
-  if free < take then take = free end
-  tats[i], intervals[i], windows[i] = tat, interval, window
-end
-if wait > 0 then take = 0 elseif take < 1 then take = 1 end
-local result = {take, math.ceil(wait)}
-for i = 1, n do
-  local tat = tats[i] + take * intervals[i]
-  if take > 0 or back > 0 then
-    redis.call('SET', KEYS[i], tat, 'PX', math.ceil(tat - now) + 1)
-  end
-  local remaining = math.floor((now + windows[i] - tat) / intervals[i])
-  if remaining < 0 then remaining = 0 end
-  table.insert(result, remaining)
-  table.insert(result, math.ceil((tat - now) / 1000))
-end
-return result`);
-
-/**
  * The rate-limit script with a route's own Redis work in the same round trip: `riderFunction` defines
  * `local function rider(keys, argv)`, run only when the request is allowed, its table answered beside
  * the decision. ARGV[1] says how many of the keys are the policies'.
@@ -134,13 +96,6 @@ export interface RateDecision {
   readonly policies: readonly (RatePolicy & { remaining: number; resetSeconds: number })[];
 }
 
-/** What one take of several cells got: how many (0: refused), and in how many milliseconds one is free if none. */
-export interface RateTake {
-  readonly cells: number;
-  readonly waitMs: number;
-  readonly decision: RateDecision;
-}
-
 export class RateLimiter {
   /** Decisions made without Redis (fail open): a number an operator watches. */
   failOpenCount = 0;
@@ -152,30 +107,28 @@ export class RateLimiter {
     readonly prefix: string,
     leaseSettings: RateLeaseSettings = DEFAULT_RATE_LEASES,
   ) {
-    this.leases = new RateLeases((policies, cells, giveBack) => this.take(policies, cells, giveBack), leaseSettings);
+    this.leases = new RateLeases((policies, request) => this.take(policies, request), leaseSettings);
   }
 
   /**
    * A request's decision from cells this process took ahead, asking Redis only when its lease for these
    * policies is spent or lapsed (RateLeases). Null when Redis is unreachable (fail open).
    */
-  admit(policies: readonly RatePolicy[]): Promise<RateDecision | null> {
-    return this.leases.admit(policies);
+  async admit(policies: readonly RatePolicy[]): Promise<RateDecision | null> {
+    const decision = await this.leases.admit(policies);
+    if (!decision) {
+      this.failOpenCount++;
+    }
+    return decision;
   }
 
-  /** Gives back `giveBack` unused cells, then takes up to `cells` of every policy at once; null when Redis is unreachable. */
-  async take(policies: readonly RatePolicy[], cells: number, giveBack = 0): Promise<RateTake | null> {
-    let raw: unknown;
+  /** One take of cells for a lease (see GCRA_TAKE); null when Redis is unreachable. */
+  async take(policies: readonly RatePolicy[], request: TakeRequest): Promise<RateTake | null> {
     try {
-      raw = await GCRA_TAKE.run(this.redis, this.keysOf(policies), [giveBack, cells, ...argsOf(policies)]);
+      return parseGcraTake(await GCRA_TAKE.run(this.redis, this.keysOf(policies), gcraTakeArgs(policies, request)), policies.length);
     } catch {
-      this.failOpenCount++;
       return null;
     }
-    const values = (raw as (number | string)[]).map(Number);
-    const taken = values[0] ?? 0;
-    const waitMs = values[1] ?? 0;
-    return { cells: taken, waitMs, decision: decisionOf(policies, taken > 0, waitMs, values.slice(2)) };
   }
 
   /** Null when Redis is unreachable: the caller lets the request through (fail open). */
