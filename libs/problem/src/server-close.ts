@@ -4,8 +4,8 @@ import type { Socket } from 'node:net';
 /**
  * How long answers under way may take once a server is closing, before every connection is cut: a
  * bound, where there was none, that leaves room for the 5 s readiness drain inside Kubernetes' default
- * 30 s grace. Streams cut here resume elsewhere with Last-Event-ID; a `Prefer: wait` (at most 30 s)
- * still waiting is cut as Kubernetes' SIGKILL would cut it.
+ * 30 s grace. Streams cut here resume elsewhere with Last-Event-ID; the api's `Prefer: wait`s answer
+ * as the close begins (RunWaits), so none is left to cut.
  */
 export const CLOSE_GRACE_MS = 20_000;
 

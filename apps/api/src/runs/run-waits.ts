@@ -1,27 +1,48 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { RunView } from '@wrs/domain';
-import { RunEndings } from '@wrs/messaging';
+import { RunEndings, type RunEndWait } from '@wrs/messaging';
 import { UnprojectedRuns } from './unprojected-runs';
 
-/** `Prefer: wait`: answers with a run once it is terminal, or after the time asked for. */
+/**
+ * `Prefer: wait`: answers with a run once it is terminal, or after the time asked for. When the api
+ * begins to stop, every wait answers at once with the run as it is (and new ones do not wait), rather
+ * than being cut with its connection at the end of the close grace.
+ */
 @Injectable()
-export class RunWaits {
+export class RunWaits implements BeforeApplicationShutdown {
+  private readonly stopping = new AbortController();
+
   constructor(
     private readonly endings: RunEndings,
     private readonly unprojected: UnprojectedRuns,
   ) {}
 
+  beforeApplicationShutdown(): void {
+    this.stopping.abort();
+  }
+
   /**
    * The run when it is terminal or `seconds` have passed, whichever comes first (or the client went
-   * away). Read from its events, not the projection, so a projection that lags cannot hide the end.
+   * away, or the api began to stop). Read from its events, not the projection, so a projection that
+   * lags cannot hide the end.
    */
   async settled(run: RunView, seconds: number, clientGone: AbortSignal): Promise<RunView> {
-    if (run.terminal || seconds === 0) {
+    if (run.terminal || seconds === 0 || this.stopping.signal.aborted) {
       return run;
     }
     // Registered before the read: an ending after the read wakes the wait, one before it shows in the read.
     const wait = this.endings.wait(run.runId, seconds * 1000);
-    clientGone.addEventListener('abort', () => wait.drop(), { once: true });
+    const drop = (): void => wait.drop();
+    clientGone.addEventListener('abort', drop, { once: true });
+    this.stopping.signal.addEventListener('abort', drop, { once: true });
+    try {
+      return await this.waited(run, wait, clientGone);
+    } finally {
+      this.stopping.signal.removeEventListener('abort', drop);
+    }
+  }
+
+  private async waited(run: RunView, wait: RunEndWait, clientGone: AbortSignal): Promise<RunView> {
     const current = (await this.unprojected.find(run.workspaceId, run.runId)) ?? run;
     if (current.terminal) {
       wait.drop();
