@@ -28,8 +28,12 @@ interface Lease {
   /** Redis's answer at the last take, and when (this clock) it was asked: the headers are made from them. */
   last: RateTake | null;
   askedAt: number;
-  /** A refusal stands until a cell is free again (Redis said when). */
+  /**
+   * A refusal stands for a lifetime at most (cells may come back sooner, given back by another lease);
+   * its Retry-After is when Redis said a cell is free.
+   */
   refusedUntil: number;
+  retryAt: number;
   /** Few cells are free: each request asks Redis for its own, at once, as without leases. */
   tight: boolean;
   /** How many cells the next take asks for: doubles while leases are spent before they lapse. */
@@ -38,7 +42,8 @@ interface Lease {
   waiting: number;
 }
 
-type Renewal = { readonly granted: true } | { readonly granted: false; readonly decision: RateDecision | null };
+type Renewal =
+  { readonly granted: true; readonly generation: number } | { readonly granted: false; readonly decision: RateDecision | null };
 
 /**
  * Cells of the shared GCRA taken ahead by one process, so that a busy key asks Redis once per lease
@@ -87,7 +92,13 @@ export class RateLeases {
       if (!renewal.granted) {
         return renewal.decision;
       }
-      // Granted, but others waiting may have taken every cell: look again (and take again if so).
+      // A request that waited for the take is served from it even if the lease lapsed on the way (a round
+      // trip longer than the lifetime), as a request asking Redis alone would be: else it would loop.
+      if (lease.cells > 0 && lease.generation === renewal.generation) {
+        lease.cells -= 1;
+        return this.decisionOf(lease, policies, this.clock(), true, lease.cells);
+      }
+      // Others waiting took every cell: take again.
     }
   }
 
@@ -115,7 +126,7 @@ export class RateLeases {
     lease.size = took.cells;
     lease.until = askedAt + this.settings.lifetimeMs;
     this.giveBackAtLapse(lease, policies, lease.generation);
-    return { granted: true };
+    return { granted: true, generation: lease.generation };
   }
 
   /** Few cells free: this request's own cell, asked for at once beside any other request's. */
@@ -133,7 +144,8 @@ export class RateLeases {
     lease.askedAt = askedAt;
     lease.tight = Math.floor(took.leastFree / this.settings.shareOfRemaining) < 2;
     if (took.cells === 0) {
-      lease.refusedUntil = askedAt + took.waitMs;
+      lease.retryAt = askedAt + took.waitMs;
+      lease.refusedUntil = askedAt + Math.min(took.waitMs, this.settings.lifetimeMs);
     }
   }
 
@@ -166,7 +178,7 @@ export class RateLeases {
     const elapsed = now - lease.askedAt;
     return {
       allowed,
-      retryAfterSeconds: allowed ? 0 : Math.ceil(Math.max(0, lease.refusedUntil - now) / 1000),
+      retryAfterSeconds: allowed ? 0 : Math.ceil(Math.max(0, lease.retryAt - now) / 1000),
       policies: policies.map((p, i) => {
         const taken = last?.policies[i];
         const interval = (p.windowSeconds * 1000) / p.limit;
@@ -191,6 +203,7 @@ export class RateLeases {
         last: null,
         askedAt: 0,
         refusedUntil: 0,
+        retryAt: 0,
         tight: true, // a key's first request asks for its own cell; the answer says how much is free
         demand: 1,
         renewing: null,
