@@ -25,6 +25,8 @@ interface Lease {
   until: number;
   /** Counts the takes that granted cells, so a late give-back or restore never touches a newer lease. */
   generation: number;
+  /** Per policy, the TAT after the take that granted this lease's cells: what giving them back is bounded by. */
+  ends: readonly number[];
   /** Redis's answer at the last take, and when (this clock) it was asked: the headers are made from them. */
   last: RateTake | null;
   askedAt: number;
@@ -105,7 +107,7 @@ export class RateLeases {
   private async renew(lease: Lease, policies: readonly RatePolicy[], askedAt: number): Promise<Renewal> {
     const generation = lease.generation;
     const giveBack = lease.cells; // left only in a lapsed lease
-    const ends = lease.last?.policies.map((p) => p.end) ?? [];
+    const ends = lease.ends;
     lease.demand = nextDemand(lease, askedAt, this.settings.maxCells);
     lease.cells = 0;
     const cells = Math.min(this.settings.maxCells, Math.max(lease.demand, lease.waiting + 1));
@@ -122,6 +124,7 @@ export class RateLeases {
       return { granted: false, decision: this.decisionOf(lease, policies, this.clock(), false, 0) };
     }
     lease.generation += 1;
+    lease.ends = took.policies.map((p) => p.end);
     lease.cells = took.cells;
     lease.size = took.cells;
     lease.until = askedAt + this.settings.lifetimeMs;
@@ -152,7 +155,7 @@ export class RateLeases {
   /** The cells a lease did not use go back once it lapsed, so another replica or token can have them. */
   private giveBackAtLapse(lease: Lease, policies: readonly RatePolicy[], generation: number): void {
     const timer = setTimeout(() => {
-      if (lease.generation !== generation || lease.cells === 0 || lease.renewing || !lease.last) {
+      if (lease.generation !== generation || lease.cells === 0 || lease.renewing) {
         return;
       }
       const now = this.clock();
@@ -162,8 +165,7 @@ export class RateLeases {
       }
       const giveBack = lease.cells;
       lease.cells = 0;
-      const ends = lease.last.policies.map((p) => p.end);
-      void this.takeCells(policies, { cells: 0, share: 1, giveBack, ends }).then((took) => {
+      void this.takeCells(policies, { cells: 0, share: 1, giveBack, ends: lease.ends }).then((took) => {
         if (!took && lease.generation === generation) {
           lease.cells += giveBack;
         }
@@ -200,6 +202,7 @@ export class RateLeases {
         size: 0,
         until: 0,
         generation: 0,
+        ends: [],
         last: null,
         askedAt: 0,
         refusedUntil: 0,
