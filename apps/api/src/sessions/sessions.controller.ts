@@ -68,8 +68,9 @@ export class SessionsController {
     if (principal.via !== 'session' || !principal.sessionId) {
       throw new ProblemError('session_invalid');
     }
-    await this.sessions.delete(principal.sessionId);
+    // The relays are told first: if that fails the session is still there, and a retry ends both.
     await this.ends.endSession(principal.sessionId);
+    await this.sessions.delete(principal.sessionId);
     res.setHeader('Set-Cookie', clearedSessionCookie());
   }
 }
