@@ -59,17 +59,21 @@ log "dependencies: localhost/wrs/build-cache:production-deps built in $(( $(date
 # lines of docker/Dockerfile (ENV, EXPOSE, HEALTHCHECK, CMD) over that image, so the Dockerfile stays
 # the one definition of every image.
 s=$(date +%s)
-podman build --format docker --network host "${secret[@]}" --build-arg "NODE_IMAGE=$NODE_IMAGE" -f "$REPO_ROOT/docker/Dockerfile" \
-  --target runtime -t "localhost/wrs/build-cache:runtime" "$REPO_ROOT" >/dev/null
-log "runtime: localhost/wrs/build-cache:runtime built in $(( $(date +%s) - s )) s"
-
 stages="$(mktemp -d)"
 trap 'rm -rf "$stages" ${work:+"$work"}' EXIT
+# Tagged so that its layers are not dangling (see above); the targets are built from its id, which another
+# checkout building at the same time cannot move as it can the tag.
+podman build --format docker --network host "${secret[@]}" --build-arg "NODE_IMAGE=$NODE_IMAGE" -f "$REPO_ROOT/docker/Dockerfile" \
+  --target runtime --iidfile "$stages/runtime.id" -t "localhost/wrs/build-cache:runtime" "$REPO_ROOT" >/dev/null
+runtime_id="$(cat "$stages/runtime.id")"
+log "runtime: localhost/wrs/build-cache:runtime built in $(( $(date +%s) - s )) s"
 for target in "${TARGETS[@]}"; do
   s=$(date +%s)
   # The target's stage: from its `FROM runtime AS <target>` line up to the next FROM, based on the image above.
-  awk -v target="$target" '
-    /^FROM / { inside = ($2 == "runtime" && $3 == "AS" && $4 == target); if (inside) { print "FROM localhost/wrs/build-cache:runtime"; next } }
+  # Only ENV, EXPOSE, HEALTHCHECK, CMD and the like belong there: the stage is built without the repository.
+  awk -v target="$target" -v base="$runtime_id" '
+    { sub(/\r$/, "") }
+    toupper($1) == "FROM" { inside = ($2 == "runtime" && toupper($3) == "AS" && $4 == target); if (inside) { print "FROM " base; next } }
     inside { print }
   ' "$REPO_ROOT/docker/Dockerfile" > "$stages/Containerfile.$target"
   grep -q '^CMD ' "$stages/Containerfile.$target" || { log "docker/Dockerfile has no stage 'FROM runtime AS $target' with a CMD"; exit 1; }

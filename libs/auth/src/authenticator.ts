@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ProblemError } from '@wrs/problem';
 import type { Request } from 'express';
 import { TokenError, type AccessTokenVerifier, type VerifiedToken } from './access-token';
@@ -97,7 +97,9 @@ export class Authenticator {
   private async fromSession(req: Request, sessionId: string, sessions: SessionStore): Promise<Principal> {
     const session = await sessions.get(sessionId);
     // Redis expires the session at its token's expiry; checked here too, so a clock or TTL slip cannot extend it.
-    if (!session || session.expiresAt * 1000 <= Date.now() || this.revocations.isRevoked(session.tokenId)) {
+    // An ended session may still be in Redis (its delete failed after the end was published): it is over.
+    const ended = this.revocations.isSessionEnded(createHash('sha256').update(sessionId).digest('hex'));
+    if (!session || ended || session.expiresAt * 1000 <= Date.now() || this.revocations.isRevoked(session.tokenId)) {
       throw new ProblemError('session_invalid');
     }
     if (!SAFE_METHODS.has(req.method)) {

@@ -12,6 +12,8 @@ export interface Principal {
 
 export interface RevocationCheck {
   isRevoked(tokenId: string): boolean;
+  /** Has this session (by the SHA-256 hex of its id) been signed out, on any replica? */
+  isSessionEnded(sessionHash: string): boolean;
 }
 
 /** Does this bearer value equal a stored provider credential (by keyed fingerprint)? */

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { RunView } from '@wrs/domain';
 import { RunEndings, type RunEndWait } from '@wrs/messaging';
@@ -10,7 +11,7 @@ import { UnprojectedRuns } from './unprojected-runs';
  */
 @Injectable()
 export class RunWaits implements BeforeApplicationShutdown {
-  private readonly stopping = new AbortController();
+  private readonly stopping = stoppingSignal();
 
   constructor(
     private readonly endings: RunEndings,
@@ -55,4 +56,11 @@ export class RunWaits implements BeforeApplicationShutdown {
     // Ended, or N seconds passed: the run as it is now (a run that did not end may still have moved on).
     return (await this.unprojected.find(run.workspaceId, run.runId)) ?? current;
   }
+}
+
+/** One listener per wait under way: many at once are expected, not a leak (each is removed when its wait ends). */
+function stoppingSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

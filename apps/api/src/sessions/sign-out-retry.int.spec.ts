@@ -1,9 +1,9 @@
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SESSION_COOKIE } from '@wrs/auth';
-import { connectNats, ensureStreams, StreamNames } from '@wrs/messaging';
+import { connectNats, ensureStreams, StreamNames, TokenRevocations } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
-import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import { eventually, isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import { startApi, type InProcessApi } from '../in-process-api.testing';
 
 /**
@@ -34,6 +34,25 @@ describe('a sign-out that could not tell the relays can be retried', () => {
     await nc?.close();
     await api?.close();
     await env.cleanup();
+  });
+
+  // First: the next case removes the revocations stream under the api's own reader of it.
+  it('a session whose end was published is refused even while its record is still in Redis', async () => {
+    const created = await api.client.call('POST /sessions', '/sessions', { token });
+    const id = /__Host-wrs_session=([^;]+)/.exec(created.headers.get('set-cookie') ?? '')?.[1] ?? '';
+    const headers = { cookie: `${SESSION_COOKIE}=${id}` };
+    expect((await api.client.call('GET /sessions/current', '/sessions/current', { headers })).status).toBe(200);
+    // What a sign-out whose delete failed leaves: the end published (here by another replica), the record kept.
+    const elsewhere = new TokenRevocations(jetstream(nc), jsm, names);
+    await elsewhere.endSession(id);
+    await eventually(
+      async () => {
+        const answer = await api.client.call('GET /sessions/current', '/sessions/current', { headers });
+        return answer.status === 401 ? answer : undefined;
+      },
+      10_000,
+      'the ended session to be refused',
+    );
   });
 
   it('answers 503 and keeps the session; the retry ends it', async () => {
