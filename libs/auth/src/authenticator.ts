@@ -1,10 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { ProblemError } from '@wrs/problem';
 import type { Request } from 'express';
 import { TokenError, type AccessTokenVerifier, type VerifiedToken } from './access-token';
 import type { CredentialFingerprintCheck, Principal, RevocationCheck } from './principal';
 import { looksLikeJwt, looksLikeProviderKey } from './provider-key-shape';
 import { CSRF_HEADER, sessionIdFrom } from './sessions/cookies';
+import { sessionHashOf } from './sessions/session-hash';
 import type { SessionStore } from './sessions/session-store';
 
 export const WORKSPACE_HEADER = 'X-Service-Workspace-ID';
@@ -98,7 +99,7 @@ export class Authenticator {
     const session = await sessions.get(sessionId);
     // Redis expires the session at its token's expiry; checked here too, so a clock or TTL slip cannot extend it.
     // An ended session may still be in Redis (its delete failed after the end was published): it is over.
-    const ended = this.revocations.isSessionEnded(createHash('sha256').update(sessionId).digest('hex'));
+    const ended = this.revocations.isSessionEnded(sessionHashOf(sessionId));
     if (!session || ended || session.expiresAt * 1000 <= Date.now() || this.revocations.isRevoked(session.tokenId)) {
       throw new ProblemError('session_invalid');
     }

@@ -9,6 +9,7 @@ export * from './principal';
 export * from './provider-key-shape';
 export * from './sessions/cookies';
 export * from './sessions/session-store';
+export * from './sessions/session-hash';
 export * from './nest/public.decorator';
 export * from './nest/bearer-auth.guard';
 export * from './credential-fingerprint-index';

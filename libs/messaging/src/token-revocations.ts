@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
 import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { sessionHashOf } from '@wrs/auth';
 import type { StreamNames } from './names';
 import { DEFAULT_STREAM_SETTINGS } from './streams';
 
 /** What ended: a token (revoked, with every session made from it) or one browser session (logout). */
 export type CredentialEnd = { readonly tokenId: string } | { readonly sessionHash: string };
 
-/** A session's id as the revocation stream knows it: hashed, so the stream holds no usable session id. */
-export function sessionHashOf(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('hex');
-}
+// The relay and the specs take it from here too.
+export { sessionHashOf };
 
 /**
  * Revoked token ids and ended sessions, shared through a JetStream stream that each api and relay

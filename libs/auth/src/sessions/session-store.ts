@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sessionHashOf } from './session-hash';
 import type { Redis } from 'ioredis';
 
 export interface Session {
@@ -48,7 +49,7 @@ export class SessionStore {
   }
 
   private key(id: string): string {
-    return `${this.prefix}:session:${createHash('sha256').update(id).digest('hex')}`;
+    return `${this.prefix}:session:${sessionHashOf(id)}`;
   }
 
   private async guard<T>(operation: () => Promise<T>): Promise<T> {
