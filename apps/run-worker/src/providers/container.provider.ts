@@ -8,7 +8,15 @@ import { phaseOfStatus } from './container/container-status';
 import { watchRunContainers } from './container/engine-events';
 import { containerName, LABEL_OWNER, LABEL_PULL, LABEL_RUN, LABEL_WORKSPACE } from './container/identity';
 import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
-import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
+import {
+  ALWAYS_WANTED,
+  ProviderError,
+  type HeldWorkload,
+  type LogLine,
+  type Observation,
+  type RunProvider,
+  type StillWanted,
+} from './provider';
 import { cpuNanos, memoryBytes } from './quantities';
 
 /**
@@ -38,14 +46,14 @@ export class ContainerProvider implements RunProvider {
     this.runLogs = new ContainerLogs(engineLogSource(engine), logSettings, (runId) => this.tell(runId));
   }
 
-  async submit(run: RunView, _placement: Placement): Promise<void> {
+  async submit(run: RunView, _placement: Placement, _credential: string | null = null, stillWanted = ALWAYS_WANTED): Promise<void> {
     const container = this.engine.getContainer(containerName(run));
     const inspect = () => engineCall('inspect the container', (o) => container.inspect(o), [404]);
     let found = await inspect();
     if (found === undefined) {
       const pulled = await ensureImage(this.engine, run.workload.image, this.pull);
       if ((await this.create(run, pulled)) === 'created') {
-        await this.start(container, 'made here');
+        await this.startIfWanted(container, 'made here', stillWanted);
         return;
       }
       // Another submit of this run (a second worker) is making it: the container is this run's all the same.
@@ -54,7 +62,7 @@ export class ContainerProvider implements RunProvider {
     // Made by another submit, or by an earlier attempt at this dispatch: started here only if its maker
     // died before starting it. Starting an exited container again would run the workload twice.
     if (await abandonedUnstarted(inspect, found, this.abandonedAfterMs)) {
-      await this.start(container, 'made elsewhere');
+      await this.startIfWanted(container, 'made elsewhere', stillWanted);
     }
   }
 
@@ -154,6 +162,16 @@ export class ContainerProvider implements RunProvider {
       }
     });
     return outcome === 'name_taken' ? 'name_taken' : 'created';
+  }
+
+  /**
+   * Asked once the container exists: a cancel recorded before the answer is seen here (the container
+   * stays unstarted; the caller removes it), and one recorded after it finds the container to remove.
+   */
+  private async startIfWanted(container: Docker.Container, maker: 'made here' | 'made elsewhere', stillWanted: StillWanted): Promise<void> {
+    if (await stillWanted()) {
+      await this.start(container, maker);
+    }
   }
 
   private async start(container: Docker.Container, maker: 'made here' | 'made elsewhere'): Promise<void> {

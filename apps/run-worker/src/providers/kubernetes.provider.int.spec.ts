@@ -80,7 +80,7 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
       namespace: NAMESPACE,
       labels: { 'workload-run-service.io/workspace': 'ws-k8s' },
     });
-    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 120, ttlSecondsAfterFinished: 3600 });
+    expect(job.spec).toMatchObject({ suspend: false, backoffLimit: 0, activeDeadlineSeconds: 120, ttlSecondsAfterFinished: 3600 });
     const pod = job.spec!.template.spec!;
     expect(pod).toMatchObject({ restartPolicy: 'Never', automountServiceAccountToken: false, securityContext: { runAsNonRoot: true } });
     expect(pod.containers).toEqual([
@@ -94,6 +94,27 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
       }),
     ]);
     await provider.release(run);
+  });
+
+  it('makes the Job suspended and resumes it only while the run still wants it: a run canceled meanwhile gets no pod', async () => {
+    const unwanted = runOf({ command: ['sh'], args: ['-c', 'echo never'] });
+    await provider.submit(unwanted, PLACEMENT, credential, () => Promise.resolve(false));
+    const made = fake.jobs().find((j) => j.metadata?.name === `wrs-${unwanted.runId}`);
+    expect({ suspend: made?.spec?.suspend, resumed: fake.resumptions.includes(`wrs-${unwanted.runId}`) }).toEqual({
+      suspend: true,
+      resumed: false,
+    });
+    expect(await provider.observe(unwanted)).toEqual({ phase: 'pending' });
+    await provider.cancel(unwanted);
+    expect(await provider.observe(unwanted)).toMatchObject({ phase: 'lost' });
+
+    // A submit again after its maker died before resuming (409): resumed here once the run wants it.
+    const wanted = runOf({ command: ['sh'], args: ['-c', 'echo hi'] });
+    await provider.submit(wanted, PLACEMENT, credential, () => Promise.resolve(false));
+    await provider.submit(wanted, PLACEMENT, credential, () => Promise.resolve(true));
+    expect(fake.resumptions.filter((name) => name === `wrs-${wanted.runId}`)).toHaveLength(1);
+    await observeUntil(wanted, 'exited');
+    await provider.release(wanted);
   });
 
   it("puts the run's labels on its Job and pod under the service's prefix, and all of them in an annotation", async () => {

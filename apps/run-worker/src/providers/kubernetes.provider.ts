@@ -1,8 +1,16 @@
 import { parseKubernetesCredential } from '@wrs/credentials';
 import { LOG_LIMITS, type Placement, type RunView } from '@wrs/domain';
 import { withoutLineEnding } from './log-lines';
-import { ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
-import { certainlyNotCreated, describeFailure, kubernetesApis, statusOf, within, type KubernetesApis } from './kubernetes/kubernetes-api';
+import { ALWAYS_WANTED, ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
+import {
+  certainlyNotCreated,
+  describeFailure,
+  kubernetesApis,
+  resumeJob,
+  statusOf,
+  within,
+  type KubernetesApis,
+} from './kubernetes/kubernetes-api';
 import { jobFor, jobName, LABEL_RUN, WORKLOAD_CONTAINER } from './kubernetes/kubernetes-job';
 import { heldJobs, heldSelector, parseHandle, type ClusterPlace } from './kubernetes/kubernetes-held';
 import { observationOf } from './kubernetes/kubernetes-observation';
@@ -55,7 +63,7 @@ export class KubernetesProvider implements RunProvider {
     this.options = { ...DEFAULTS, ...options };
   }
 
-  async submit(run: RunView, placement: Placement, credential: string | null): Promise<void> {
+  async submit(run: RunView, placement: Placement, credential: string | null, stillWanted = ALWAYS_WANTED): Promise<void> {
     if (credential === null) {
       throw new ProviderError(
         'provider_credential_missing',
@@ -69,14 +77,25 @@ export class KubernetesProvider implements RunProvider {
         apis.batch.createNamespacedJob({ namespace: apis.namespace, body: jobFor(run, apis.namespace, this.options.owner) }),
       );
     } catch (error) {
-      if (statusOf(error) === 409) {
-        return; // Created by an earlier attempt at this dispatch: re-attach.
-      }
-      if (certainlyNotCreated(error)) {
+      if (certainlyNotCreated(error) && statusOf(error) !== 409) {
         throw new ProviderError('provider_error', `the Kubernetes API refused the Job (${describeFailure(error)})`);
       }
-      // Maybe created: not a refusal, so the run is not placed elsewhere; the next sweep submits again here.
-      throw new Error(`creating the Job did not complete (${describeFailure(error)})`);
+      if (statusOf(error) !== 409) {
+        // Maybe created: not a refusal, so the run is not placed elsewhere; the next sweep submits again here.
+        throw new Error(`creating the Job did not complete (${describeFailure(error)})`);
+      }
+      // 409: created by an earlier attempt at this dispatch. Re-attach, and resume it in case its maker
+      // died before it did (resuming a Job that runs or ran changes nothing).
+    }
+    // Left suspended when the run no longer wants it: the caller removes it.
+    if (!(await stillWanted())) {
+      return;
+    }
+    try {
+      await this.call('resume the Job', resumeJob(apis, jobName(run)));
+    } catch (error) {
+      // Not a refusal either: the Job exists (or a cancel removed it); the next sweep looks again.
+      throw new Error(`resuming the Job did not complete (${describeFailure(error)})`);
     }
   }
 

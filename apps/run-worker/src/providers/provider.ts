@@ -33,6 +33,15 @@ export interface HeldWorkload {
   readonly handle: string;
 }
 
+/**
+ * Whether the run still wants the workload this submit made started (no: it was canceled or moved on).
+ * Asked after the workload is made, so a cancel recorded after the answer finds the workload and removes it.
+ */
+export type StillWanted = () => Promise<boolean>;
+
+/** For a submit whose caller has nothing to ask (a test, a tool): always yes. */
+export const ALWAYS_WANTED: StillWanted = () => Promise.resolve(true);
+
 export type Observation =
   | { readonly phase: 'pending'; readonly changesAtMs?: number }
   /** `changesAtMs`: when the provider knows the workload will next change (a simulated end), so the reconciler looks again then. */
@@ -55,8 +64,12 @@ export interface RunProvider {
    * that uses one (a key opened for nothing would still be a plaintext in memory, and a read per run).
    */
   readonly takesCredential: boolean;
-  /** `credential` is the workspace's stored key for this provider and region, opened for this call only (null: none). */
-  submit(run: RunView, placement: Placement, credential: string | null): Promise<void>;
+  /**
+   * `credential` is the workspace's stored key for this provider and region, opened for this call only
+   * (null: none). `stillWanted` is asked after the workload exists and before it may start: a provider
+   * that can hold a workload unstarted starts it only on yes, so a run canceled meanwhile never runs.
+   */
+  submit(run: RunView, placement: Placement, credential: string | null, stillWanted?: StillWanted): Promise<void>;
   observe(run: RunView): Promise<Observation>;
   /** Log lines from `fromIndex` on (numbered from 0 over stdout and stderr together). */
   logs(run: RunView, fromIndex: number): Promise<LogLine[]>;

@@ -9,7 +9,7 @@ import { RunProjection } from '@wrs/projection';
 import { eventually, isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { CredentialVault } from '../credential-vault';
-import { ProviderError, type LogLine, type Observation, type RunProvider } from '../providers/provider';
+import { ALWAYS_WANTED, ProviderError, type LogLine, type Observation, type RunProvider } from '../providers/provider';
 import { ProviderRegistry } from '../providers/provider-registry';
 import { Reconciler } from '../reconciler';
 
@@ -39,7 +39,10 @@ class ScriptedProvider implements RunProvider {
     readonly takesCredential = false,
   ) {}
 
-  async submit(run: RunView, _placement: Placement, credential: string | null): Promise<void> {
+  /** Runs whose workloads this provider started, in order (made and then not wanted: not started). */
+  readonly started: string[] = [];
+
+  async submit(run: RunView, _placement: Placement, credential: string | null, stillWanted = ALWAYS_WANTED): Promise<void> {
     this.credentials.set(run.runId, credential);
     this.streamAtSubmit.push(await this.typesOf(run.runId));
     const outcome = this.submits.shift() ?? 'take';
@@ -49,6 +52,9 @@ class ScriptedProvider implements RunProvider {
       throw outcome;
     }
     this.held.add(run.runId);
+    if (await stillWanted()) {
+      this.started.push(run.runId);
+    }
   }
 
   /** Ends a submit that hangs. */
@@ -396,7 +402,7 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     expect(first.held.has(runId)).toBe(false);
   });
 
-  it('a submit that ends after the run was canceled stops what it started', async () => {
+  it('a submit that ends after the run was canceled never starts its workload, and removes what it made', async () => {
     const runId = await createdRun();
     first.submits = ['hang'];
     await driveUntil(runId, 2); // dispatched; the submit hangs (a long pull)
@@ -408,7 +414,7 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     const cancelsBefore = first.canceled.filter((id) => id === runId).length;
     first.endHang(); // the pull ends: the container is created now, and the submitter sees it is late
     await until(() => first.canceled.filter((id) => id === runId).length > cancelsBefore);
-    expect(first.held.has(runId)).toBe(false);
+    expect({ held: first.held.has(runId), started: first.started.includes(runId) }).toEqual({ held: false, started: false });
   });
 
   it('a sweep goes on after one interval while a drive hangs: a slow submit holds only its own run', async () => {

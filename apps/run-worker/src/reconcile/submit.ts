@@ -30,7 +30,7 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
   const credential = provider.takesCredential ? await context.vault.open(run.workspaceId, placement.provider, placement.region) : null;
   context.failpoint('worker.before-submit');
   try {
-    await observeDispatch(placement.provider, () => provider.submit(run, placement, credential));
+    await observeDispatch(placement.provider, () => provider.submit(run, placement, credential, () => stillWanted(context, run)));
     context.providers.health.recordSuccess(placement.provider, run.workspaceId);
   } catch (error) {
     if (!(error instanceof ProviderError)) {
@@ -55,15 +55,19 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
 }
 
 /**
+ * Whether the dispatch `run` is still what the run wants: asked by the provider between making the
+ * workload and starting it. Usually one direct get says nothing happened since the dispatch.
+ */
+async function stillWanted(context: StepContext, run: RunView): Promise<boolean> {
+  return (await context.lastVersion(run)) === run.version || stillDispatched(await context.current(run), run);
+}
+
+/**
  * A submit can end long after it began (an image pull): if the run was canceled or moved on meanwhile,
- * what the submit started is stopped at once, not left to the cleanup. Usually one direct get says
- * nothing happened since the dispatch.
+ * what the submit made is removed at once, not left to the cleanup.
  */
 async function stopIfLate(context: StepContext, run: RunView, provider: RunProvider): Promise<void> {
-  if ((await context.lastVersion(run)) === run.version) {
-    return;
-  }
-  if (!stillDispatched(await context.current(run), run)) {
+  if (!(await stillWanted(context, run))) {
     await provider.cancel(run);
   }
 }

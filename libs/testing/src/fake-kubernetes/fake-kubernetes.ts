@@ -43,18 +43,25 @@ export interface FakeKubernetes {
   readonly deletions: readonly { name: string; propagationPolicy: string | null }[];
   /** Every Job this server created (a 409 for an existing name is not one), with its labels and when. */
   readonly creations: readonly { name: string; labels: Record<string, string>; at: Date }[];
+  /** Every Job a patch let start (`spec.suspend` from true to false), by name. */
+  readonly resumptions: readonly string[];
   stop(): Promise<void>;
 }
 
 interface StoredJob {
-  readonly job: IJob;
+  job: IJob;
   readonly createdAt: Date;
+  /** When the Job was created unsuspended or resumed: its pod's life counts from here (null: suspended, no pod). */
+  startedAt: Date | null;
   readonly podName: string;
 }
 
+/** The merge patch types the API server takes for a Job (a JSON Patch is a list of operations: not taken here). */
+const MERGE_PATCHES = new Set(['application/merge-patch+json', 'application/strategic-merge-patch+json']);
+
 /**
  * A small Kubernetes API server for tests, over real HTTPS with a CA made for the test: the batch/v1
- * Jobs (create, read, delete, list by label) and core/v1 Pods (list, log) endpoints the kubernetes provider uses, and /version. Every body
+ * Jobs (create, read, delete, list by label, a merge patch of `spec.suspend`) and core/v1 Pods (list, log) endpoints the kubernetes provider uses, and /version. Every body
  * it receives is validated against the Kubernetes schemas (kubernetes-models) and every object it
  * returns too; refusals are API-shaped `Status` objects (401, 404 NotFound, 409 AlreadyExists, 422
  * Invalid). Pods follow a scripted lifecycle (see fake-kubelet.ts). It is not Kubernetes: no
@@ -67,6 +74,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
   const invalidBodies: string[] = [];
   const deletions: { name: string; propagationPolicy: string | null }[] = [];
   const creations: { name: string; labels: Record<string, string>; at: Date }[] = [];
+  const resumptions: string[] = [];
   const missing = new Set(options.missingImages ?? []);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<number> => {
@@ -93,6 +101,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
         .filter((s) => s.job.metadata!.namespace === namespace && matches(s.job.metadata?.labels, selector))
         .map(jobNow);
       return json(res, 200, valid(new JobList({ metadata: { resourceVersion: '1' }, items })));
+    }
+    if (jobs && jobs[2] && req.method === 'PATCH') {
+      const stored = store.get(`${namespace}/${jobs[2]}`);
+      if (!stored) {
+        return status(res, 404, 'NotFound', `jobs.batch "${jobs[2]}" not found`, { name: jobs[2], group: 'batch', kind: 'jobs' });
+      }
+      return patchJob(res, stored, req.headers['content-type'] ?? '', body);
     }
     if (jobs && jobs[2] && (req.method === 'GET' || req.method === 'DELETE')) {
       const stored = store.get(`${namespace}/${jobs[2]}`);
@@ -140,10 +155,42 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
       ...job.toJSON(),
       metadata: { ...job.metadata, namespace, uid: randomUUID(), resourceVersion: '1', creationTimestamp: createdAt.toISOString() },
     };
-    const stored = { job: storedJob, createdAt, podName: `${name}-${randomUUID().slice(0, 5)}` };
+    const stored = {
+      job: storedJob,
+      createdAt,
+      startedAt: job.spec?.suspend ? null : createdAt,
+      podName: `${name}-${randomUUID().slice(0, 5)}`,
+    };
     store.set(`${namespace}/${name}`, stored);
     creations.push({ name, labels: { ...job.metadata?.labels }, at: createdAt });
     return json(res, 201, valid(new Job(jobNow(stored))));
+  };
+
+  /** Only `spec.suspend` may change, as the provider uses it; resuming starts the pod's life from now. */
+  const patchJob = (res: ServerResponse, stored: StoredJob, contentType: string, body: string): number => {
+    if (!MERGE_PATCHES.has(contentType.split(';')[0]!.trim())) {
+      return status(res, 415, 'UnsupportedMediaType', `the body of the request was in an unknown format (${contentType})`);
+    }
+    let patch: unknown;
+    try {
+      patch = JSON.parse(body);
+    } catch {
+      invalidBodies.push(body);
+      return status(res, 400, 'BadRequest', 'the patch is not JSON');
+    }
+    const spec = (patch as { spec?: Record<string, unknown> } | null)?.spec;
+    const keys = patch && typeof patch === 'object' ? Object.keys(patch) : [];
+    if (keys.join() !== 'spec' || !spec || Object.keys(spec).join() !== 'suspend' || typeof spec['suspend'] !== 'boolean') {
+      invalidBodies.push(body);
+      return status(res, 422, 'Invalid', 'this fake takes only a patch of spec.suspend (a boolean)');
+    }
+    const suspend = spec['suspend'];
+    if (!suspend && stored.startedAt === null) {
+      stored.startedAt = new Date();
+      resumptions.push(stored.job.metadata!.name!);
+    }
+    stored.job = { ...stored.job, spec: { ...stored.job.spec!, suspend } };
+    return json(res, 200, valid(new Job(jobNow(stored))));
   };
 
   const deleteJob = (res: ServerResponse, stored: StoredJob, policy: string | null, body: string): number => {
@@ -179,7 +226,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     if (query.get('container') !== null && query.get('container') !== container) {
       return status(res, 400, 'BadRequest', `container ${query.get('container') ?? ''} is not valid for pod ${podName}`);
     }
-    const moment = momentNow(stored);
+    const moment = momentNow(stored, stored.startedAt!);
     if (moment.phase === 'creating' || moment.phase === 'pulling-failed') {
       return status(
         res,
@@ -199,16 +246,19 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     return 200;
   };
 
-  const momentNow = (stored: StoredJob) =>
+  const momentNow = (stored: StoredJob, startedAt: Date) =>
     momentOf(
       scriptOf(stored.job, (i) => !missing.has(i)),
-      Date.now() - stored.createdAt.getTime(),
+      Date.now() - startedAt.getTime(),
       stored.job.spec?.activeDeadlineSeconds,
     );
-  const jobNow = (stored: StoredJob): IJob => ({ ...stored.job, status: jobStatusAt(momentNow(stored), stored.createdAt) });
+  const jobNow = (stored: StoredJob): IJob => ({
+    ...stored.job,
+    status: stored.startedAt ? jobStatusAt(momentNow(stored, stored.startedAt), stored.startedAt) : suspendedStatus(stored.createdAt),
+  });
   const podNow = (stored: StoredJob): Pod | undefined => {
-    const pod = podAt(stored.job, stored.podName, momentNow(stored), stored.createdAt);
-    return pod && valid(new Pod(pod));
+    const pod = stored.startedAt && podAt(stored.job, stored.podName, momentNow(stored, stored.startedAt), stored.startedAt);
+    return pod ? valid(new Pod(pod)) : undefined;
   };
 
   const server: Server = createServer({ cert: tls.serverCertificate, key: tls.serverKey }, (req, res) => {
@@ -226,12 +276,24 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     invalidBodies,
     deletions,
     creations,
+    resumptions,
     jobs: () => [...store.values()].map((s) => s.job),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A suspended Job's status, as the Job controller writes it: no pod, one Suspended condition. */
+function suspendedStatus(createdAt: Date): NonNullable<IJob['status']> {
+  const at = createdAt.toISOString();
+  return {
+    active: 0,
+    conditions: [
+      { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended', lastProbeTime: at, lastTransitionTime: at },
+    ],
   };
 }
 

@@ -40,6 +40,15 @@ export async function kubernetesApis(credential: KubernetesCredential): Promise<
   return { batch: config.makeApiClient(BatchV1Api), core: config.makeApiClient(CoreV1Api), namespace: credential.namespace };
 }
 
+/** Lets a Job made suspended make its pod: a merge patch (the client would send a JSON Patch unless told). */
+export async function resumeJob(apis: KubernetesApis, name: string): Promise<unknown> {
+  const { PatchStrategy, setHeaderOptions } = await loadClient();
+  return apis.batch.patchNamespacedJob(
+    { name, namespace: apis.namespace, body: { spec: { suspend: false } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
+
 /**
  * The HTTP status of a refusal by the API server (the client's ApiException carries it as a numeric
  * `code`), or undefined when the server was not reached (transport errors have string codes).

@@ -49,6 +49,9 @@ export function jobFor(run: RunView, namespace: string, owner: string): V1Job {
     kind: 'Job',
     metadata: { name: jobName(run), namespace, labels, annotations },
     spec: {
+      // Made suspended (no pod) and resumed by the submit once the run still wants it: a cancel recorded
+      // meanwhile never runs the workload. The deadline counts from the resume.
+      suspend: true,
       backoffLimit: 0,
       activeDeadlineSeconds: timeoutOf(run.workload),
       ttlSecondsAfterFinished: TTL_AFTER_FINISHED_SECONDS,
