@@ -30,7 +30,7 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-export function createDataSource(options: DatabaseOptions): DataSource {
+export function createDataSource(options: DatabaseOptions, settings: readonly string[] = []): DataSource {
   return new DataSource({
     type: 'postgres',
     url: options.url,
@@ -55,12 +55,15 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     synchronize: false,
     // synchronous_commit=on whatever the server's default: the projection acknowledges an event to
     // JetStream after its commit, so a commit lost to a power failure would never be delivered again.
-    extra: { max: options.poolSize ?? 10, options: `-c search_path=${options.schema} -c synchronous_commit=on` },
+    extra: {
+      max: options.poolSize ?? 10,
+      options: [`-c search_path=${options.schema}`, '-c synchronous_commit=on', ...settings.map((s) => `-c ${s}`)].join(' '),
+    },
   });
 }
 
-export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
-  const dataSource = createDataSource(options);
+export async function openDatabase(options: DatabaseOptions, settings: readonly string[] = []): Promise<DataSource> {
+  const dataSource = createDataSource(options, settings);
   try {
     await dataSource.initialize();
   } catch (error) {
@@ -69,8 +72,27 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   return dataSource;
 }
 
-/** Creates the schema (if missing) and applies pending migrations: the migration step of the stack. */
-export async function migrate(options: DatabaseOptions): Promise<string[]> {
+/** How a migration waits for its table's lock: bounded, and tried again, so no writer queues behind it for long. */
+export interface MigrationLockPolicy {
+  /** Postgres's `lock_timeout` for the migration's statements. */
+  readonly lockTimeoutMs: number;
+  /** How many times a migration whose lock timed out is tried, a pause between tries. */
+  readonly attempts: number;
+  readonly pauseMs: number;
+}
+
+export const DEFAULT_MIGRATION_LOCKS: MigrationLockPolicy = { lockTimeoutMs: 5_000, attempts: 12, pauseMs: 5_000 };
+
+/** Postgres's lock_not_available: a statement's lock_timeout passed. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * Creates the schema (if missing) and applies pending migrations: the migration step of the stack.
+ * An `ALTER TABLE` waiting for a lock that a long transaction holds would queue every later reader
+ * and writer of the table behind it; with a lock timeout it gives up after a moment (its migration
+ * rolls back, each runs in its own transaction), the queue drains, and it is tried again.
+ */
+export async function migrate(options: DatabaseOptions, locks: MigrationLockPolicy = DEFAULT_MIGRATION_LOCKS): Promise<string[]> {
   const client = new Client({ connectionString: options.url });
   try {
     await client.connect();
@@ -82,11 +104,26 @@ export async function migrate(options: DatabaseOptions): Promise<string[]> {
   } finally {
     await client.end();
   }
-  const dataSource = await openDatabase(options);
+  const dataSource = await openDatabase(options, [`lock_timeout=${locks.lockTimeoutMs}`]);
+  const applied: string[] = [];
   try {
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
-    return applied.map((m) => m.name);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        applied.push(...(await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
+        return applied;
+      } catch (error) {
+        if (!isLockTimeout(error) || attempt >= locks.attempts) {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, locks.pauseMs));
+      }
+    }
   } finally {
     await dataSource.destroy();
   }
+}
+
+function isLockTimeout(error: unknown): boolean {
+  const failed = error as { code?: unknown; driverError?: { code?: unknown } } | null;
+  return (failed?.driverError?.code ?? failed?.code) === LOCK_NOT_AVAILABLE;
 }
