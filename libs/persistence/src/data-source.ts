@@ -112,8 +112,16 @@ export async function migrate(options: DatabaseOptions, locks: MigrationLockPoli
         applied.push(...(await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
         return applied;
       } catch (error) {
-        if (!isLockTimeout(error) || attempt >= locks.attempts) {
+        if (!isLockTimeout(error)) {
           throw error;
+        }
+        if (attempt >= locks.attempts) {
+          const query = (error as { query?: unknown }).query;
+          throw new Error(
+            `a migration did not get its table's lock within ${locks.lockTimeoutMs} ms in ${attempts(locks)}: a long transaction holds it ` +
+              `(see pg_stat_activity); the statement was: ${String(query).slice(0, 200)}`,
+            { cause: error },
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, locks.pauseMs));
       }
@@ -126,4 +134,8 @@ export async function migrate(options: DatabaseOptions, locks: MigrationLockPoli
 function isLockTimeout(error: unknown): boolean {
   const failed = error as { code?: unknown; driverError?: { code?: unknown } } | null;
   return (failed?.driverError?.code ?? failed?.code) === LOCK_NOT_AVAILABLE;
+}
+
+function attempts(locks: MigrationLockPolicy): string {
+  return locks.attempts === 1 ? 'one try' : `${locks.attempts} tries`;
 }

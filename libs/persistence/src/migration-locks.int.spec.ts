@@ -30,6 +30,20 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
     await env.cleanup();
   });
 
+  it('a migration whose lock never comes fails naming its statement, after its tries', async () => {
+    await migrate(env.database);
+    const setup = await connected();
+    await setup.query('DELETE FROM typeorm_migrations WHERE name = $1', [claimed]);
+    await setup.query('ALTER TABLE webhook_deliveries DROP COLUMN claimed_at');
+    const long = await connected();
+    await long.query('BEGIN');
+    await long.query('SELECT count(*) FROM webhook_deliveries');
+    const error = await migrate(env.database, { lockTimeoutMs: 100, attempts: 2, pauseMs: 10 }).catch((e: unknown) => e);
+    await long.query('COMMIT');
+    expect(String(error)).toContain("a migration did not get its table's lock within 100 ms in 2 tries");
+    expect(String(error)).toContain('ALTER TABLE webhook_deliveries ADD COLUMN claimed_at');
+  });
+
   it('a reader behind the waiting migration gets through while the long transaction holds on; the migration applies after it', async () => {
     await migrate(env.database);
     // The schema without that migration: it is pending again.
