@@ -6,10 +6,16 @@ import { Random } from './random';
 
 /**
  * The crash sites around submit and cancel (libs/config Failpoint) the worker must hit: before the
- * provider's submit (the dispatch recorded, nothing started), after it (started, not yet observed),
- * and after the provider's cancel (stopped, the cancel not yet recorded).
+ * provider's submit (the dispatch recorded, nothing started), between the container's create and its
+ * start (made, not started), after the submit (started, not yet observed), and after the provider's
+ * cancel (stopped, the cancel not yet recorded).
  */
-export const WORKER_FAILPOINTS = ['worker.before-submit', 'worker.after-submit', 'worker.after-provider-cancel'] as const;
+export const WORKER_FAILPOINTS = [
+  'worker.before-submit',
+  'worker.before-start',
+  'worker.after-submit',
+  'worker.after-provider-cancel',
+] as const;
 
 const WORKERS = ['run-worker', 'run-worker-2'] as const;
 

@@ -38,6 +38,29 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
     }
   });
 
+  it('starts the container it made by its id: a later container of the run under the same name is not its to start', async () => {
+    const run = containerRunOf(IMAGE, 'echo twice');
+    // Between this submit's answer and its start: a cancel removes its container, and another worker's
+    // submit (the run no longer wants it) makes a new one of the same name and leaves it unstarted.
+    const meanwhile = async () => {
+      await provider.cancel(run);
+      await provider.submit(run, placement, null, () => Promise.resolve(false));
+      return true;
+    };
+    await expect(provider.submit(run, placement, null, meanwhile)).rejects.toThrow('the container was removed before it started');
+    const later = await engine.getContainer(`wrs-${run.runId}`).inspect();
+    expect(later.State.Status).toBe('created');
+    await provider.release(run);
+  });
+
+  it('a submit whose run no longer wants the container it made leaves it unstarted', async () => {
+    const run = containerRunOf(IMAGE, 'echo never');
+    await provider.submit(run, placement, null, () => Promise.resolve(false));
+    expect(await provider.observe(run)).toEqual({ phase: 'pending' });
+    await provider.cancel(run);
+    expect((await provider.observe(run)).phase).toBe('lost');
+  });
+
   /** Makes the run's container as a worker that died before starting it would have left it. */
   async function madeNotStarted(run: RunView, command: string): Promise<void> {
     const labels = { 'io.workload-run-service.run': run.runId, 'io.workload-run-service.owner': 'wrs' };

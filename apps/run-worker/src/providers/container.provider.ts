@@ -52,8 +52,9 @@ export class ContainerProvider implements RunProvider {
     let found = await inspect();
     if (found === undefined) {
       const pulled = await ensureImage(this.engine, run.workload.image, this.pull);
-      if ((await this.create(run, pulled)) === 'created') {
-        await this.startIfWanted(container, 'made here', stillWanted);
+      const made = await this.create(run, pulled);
+      if (made !== 'name_taken') {
+        await this.startIfWanted(made, 'made here', stillWanted);
         return;
       }
       // Another submit of this run (a second worker) is making it: the container is this run's all the same.
@@ -62,7 +63,7 @@ export class ContainerProvider implements RunProvider {
     // Made by another submit, or by an earlier attempt at this dispatch: started here only if its maker
     // died before starting it. Starting an exited container again would run the workload twice.
     if (await abandonedUnstarted(inspect, found, this.abandonedAfterMs)) {
-      await this.startIfWanted(container, 'made elsewhere', stillWanted);
+      await this.startIfWanted(found.Id, 'made elsewhere', stillWanted);
     }
   }
 
@@ -147,13 +148,13 @@ export class ContainerProvider implements RunProvider {
     this.watchers.forEach((changed) => changed(runId));
   }
 
-  private async create(run: RunView, pulled: PullSummary | null): Promise<'created' | 'name_taken'> {
+  /** The new container's id, or `name_taken` when another create of this run holds the name. */
+  private async create(run: RunView, pulled: PullSummary | null): Promise<string | 'name_taken'> {
     // The name goes in the query alone: dockerode would otherwise copy every field (env values too) into the URL.
     const options = { _query: { name: containerName(run) }, _body: this.spec(run, pulled) };
     const outcome = await engineCall('create the container', async (o) => {
       try {
-        await this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions);
-        return 'created' as const;
+        return (await this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions)).id;
       } catch (error) {
         if (isNameTaken(error)) {
           return 'name_taken' as const;
@@ -161,34 +162,43 @@ export class ContainerProvider implements RunProvider {
         throw error;
       }
     });
-    return outcome === 'name_taken' ? 'name_taken' : 'created';
+    if (outcome === undefined) {
+      throw new Error('the engine answered the create without a container id');
+    }
+    return outcome;
   }
 
   /**
    * Asked once the container exists: a cancel recorded before the answer is seen here (the container
    * stays unstarted; the caller removes it), and one recorded after it finds the container to remove.
+   * Started by its id, not its name: a later container of this run under the same name (made after a
+   * cancel removed this one) is not this submit's to start.
    */
-  private async startIfWanted(container: Docker.Container, maker: 'made here' | 'made elsewhere', stillWanted: StillWanted): Promise<void> {
+  private async startIfWanted(containerId: string, maker: 'made here' | 'made elsewhere', stillWanted: StillWanted): Promise<void> {
     if (await stillWanted()) {
-      await this.start(container, maker);
+      await this.start(this.engine.getContainer(containerId), maker);
     }
   }
 
   private async start(container: Docker.Container, maker: 'made here' | 'made elsewhere'): Promise<void> {
-    try {
-      await engineCall('start the container', async (o) => {
-        try {
-          await container.start(o);
-        } catch (error) {
-          if (!isStartedAlready(error)) {
-            throw error;
-          }
+    const startOnce = async (o: { abortSignal: AbortSignal }) => {
+      try {
+        await container.start(o);
+      } catch (error) {
+        if (!isStartedAlready(error)) {
+          throw error;
         }
-      });
-    } catch (error) {
+      }
+      return 'started' as const;
+    };
+    const answered = await engineCall('start the container', startOnce, [404]).catch((error: unknown) => {
       // A container made elsewhere is this run's: a failed start of it is unclear, never a refusal that
       // would place the run somewhere else while the container may run.
       throw maker === 'made elsewhere' && error instanceof ProviderError ? new Error(error.message) : error;
+    });
+    if (answered === undefined) {
+      // Removed between the create and the start (a cancel did): unclear, not a refusal that counts against the engine.
+      throw new Error('the container was removed before it started');
     }
   }
 

@@ -117,6 +117,44 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     await provider.release(wanted);
   });
 
+  it('resumes the Job it made by its uid: a later Job of the run under the same name is not its to start', async () => {
+    const run = runOf({ command: ['sh'], args: ['-c', 'echo twice'] });
+    // Between this submit's answer and its resume: a cancel deletes its Job, and another worker's submit
+    // (the run no longer wants it) makes a new one of the same name and leaves it suspended.
+    const meanwhile = async () => {
+      await provider.cancel(run);
+      await provider.submit(run, PLACEMENT, credential, () => Promise.resolve(false));
+      return true;
+    };
+    const error = await provider.submit(run, PLACEMENT, credential, meanwhile).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ProviderError); // unclear, not a refusal: the run stays here
+    const later = fake.jobs().find((j) => j.metadata?.name === `wrs-${run.runId}`);
+    expect({ suspend: later?.spec?.suspend, resumed: fake.resumptions.includes(`wrs-${run.runId}`) }).toEqual({
+      suspend: true,
+      resumed: false,
+    });
+    await provider.cancel(run);
+  });
+
+  it('a cluster that refuses the resume (no patch right) is a refusal, and the unstarted Job is deleted', async () => {
+    const strict = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], forbidPatch: true });
+    try {
+      const key = JSON.stringify({ server: strict.server, token: TOKEN, caCertificate: strict.caCertificate, namespace: NAMESPACE });
+      const run = runOf({ command: ['sh'], args: ['-c', 'echo hi'] });
+      await expect(provider.submit(run, PLACEMENT, key)).rejects.toMatchObject({
+        code: 'provider_error',
+        message: expect.stringContaining('refused to start the Job') as unknown,
+      });
+      expect({ jobs: strict.jobs().length, deletions: strict.deletions.map((d) => d.name) }).toEqual({
+        jobs: 0,
+        deletions: [`wrs-${run.runId}`],
+      });
+    } finally {
+      await strict.stop();
+    }
+  });
+
   it("puts the run's labels on its Job and pod under the service's prefix, and all of them in an annotation", async () => {
     const labels = { team: 'ml', tier: '', 'example.com/owner': 'a' };
     const run = runOf({ labels });

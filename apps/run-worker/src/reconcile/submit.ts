@@ -30,7 +30,11 @@ export async function submitPlaced(context: StepContext, dispatched: Snapshot): 
   const credential = provider.takesCredential ? await context.vault.open(run.workspaceId, placement.provider, placement.region) : null;
   context.failpoint('worker.before-submit');
   try {
-    await observeDispatch(placement.provider, () => provider.submit(run, placement, credential, () => stillWanted(context, run)));
+    const beforeStart = () => {
+      context.failpoint('worker.before-start');
+      return stillWanted(context, run);
+    };
+    await observeDispatch(placement.provider, () => provider.submit(run, placement, credential, beforeStart));
     context.providers.health.recordSuccess(placement.provider, run.workspaceId);
   } catch (error) {
     if (!(error instanceof ProviderError)) {

@@ -18,6 +18,8 @@ export interface FakeKubernetesOptions {
   readonly namespaces: readonly string[];
   /** Images the cluster cannot pull (their pods wait in ErrImagePull / ImagePullBackOff). */
   readonly missingImages?: readonly string[];
+  /** A token without the `patch` verb on Jobs: every patch is 403 Forbidden, as RBAC answers. */
+  readonly forbidPatch?: boolean;
 }
 
 export interface RecordedRequest {
@@ -53,6 +55,8 @@ interface StoredJob {
   readonly createdAt: Date;
   /** When the Job was created unsuspended or resumed: its pod's life counts from here (null: suspended, no pod). */
   startedAt: Date | null;
+  /** Made suspended: once resumed its status keeps a `Suspended` condition of status False, as the Job controller's. */
+  readonly madeSuspended: boolean;
   readonly podName: string;
 }
 
@@ -101,6 +105,15 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
         .filter((s) => s.job.metadata!.namespace === namespace && matches(s.job.metadata?.labels, selector))
         .map(jobNow);
       return json(res, 200, valid(new JobList({ metadata: { resourceVersion: '1' }, items })));
+    }
+    if (jobs && jobs[2] && req.method === 'PATCH' && options.forbidPatch) {
+      return status(
+        res,
+        403,
+        'Forbidden',
+        `jobs.batch "${jobs[2]}" is forbidden: User "system:serviceaccount:${namespace}:wrs" cannot patch resource "jobs" in API group "batch" in the namespace "${namespace}"`,
+        { name: jobs[2], group: 'batch', kind: 'jobs' },
+      );
     }
     if (jobs && jobs[2] && req.method === 'PATCH') {
       const stored = store.get(`${namespace}/${jobs[2]}`);
@@ -159,6 +172,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
       job: storedJob,
       createdAt,
       startedAt: job.spec?.suspend ? null : createdAt,
+      madeSuspended: job.spec?.suspend === true,
       podName: `${name}-${randomUUID().slice(0, 5)}`,
     };
     store.set(`${namespace}/${name}`, stored);
@@ -166,7 +180,10 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     return json(res, 201, valid(new Job(jobNow(stored))));
   };
 
-  /** Only `spec.suspend` may change, as the provider uses it; resuming starts the pod's life from now. */
+  /**
+   * Only `spec.suspend` may change, from true to false, as the provider uses it; resuming starts the
+   * pod's life from now. A `metadata.uid` in the patch is a precondition: another uid is 409 Conflict.
+   */
   const patchJob = (res: ServerResponse, stored: StoredJob, contentType: string, body: string): number => {
     if (!MERGE_PATCHES.has(contentType.split(';')[0]!.trim())) {
       return status(res, 415, 'UnsupportedMediaType', `the body of the request was in an unknown format (${contentType})`);
@@ -178,14 +195,23 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
       invalidBodies.push(body);
       return status(res, 400, 'BadRequest', 'the patch is not JSON');
     }
-    const spec = (patch as { spec?: Record<string, unknown> } | null)?.spec;
-    const keys = patch && typeof patch === 'object' ? Object.keys(patch) : [];
-    if (keys.join() !== 'spec' || !spec || Object.keys(spec).join() !== 'suspend' || typeof spec['suspend'] !== 'boolean') {
+    const { spec, metadata, ...rest } = (patch ?? {}) as { spec?: Record<string, unknown>; metadata?: Record<string, unknown> };
+    const onlyUid = metadata === undefined || Object.keys(metadata).join() === 'uid';
+    if (Object.keys(rest).length > 0 || !onlyUid || !spec || Object.keys(spec).join() !== 'suspend' || spec['suspend'] !== false) {
       invalidBodies.push(body);
-      return status(res, 422, 'Invalid', 'this fake takes only a patch of spec.suspend (a boolean)');
+      return status(res, 422, 'Invalid', 'this fake takes only a patch of spec.suspend to false (and metadata.uid as a precondition)');
     }
-    const suspend = spec['suspend'];
-    if (!suspend && stored.startedAt === null) {
+    const uid = stored.job.metadata!.uid!;
+    if (metadata && metadata['uid'] !== uid) {
+      return status(
+        res,
+        409,
+        'Conflict',
+        `Precondition failed: UID in precondition: ${String(metadata['uid'])}, UID in object meta: ${uid}`,
+      );
+    }
+    const suspend = false;
+    if (stored.startedAt === null) {
       stored.startedAt = new Date();
       resumptions.push(stored.job.metadata!.name!);
     }
@@ -194,13 +220,20 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
   };
 
   const deleteJob = (res: ServerResponse, stored: StoredJob, policy: string | null, body: string): number => {
+    let preconditionUid: string | undefined;
     if (body) {
       try {
-        new DeleteOptions(JSON.parse(body) as object).validate();
+        const options = new DeleteOptions(JSON.parse(body) as object);
+        options.validate();
+        preconditionUid = options.preconditions?.uid;
       } catch (error) {
         invalidBodies.push(body);
         return status(res, 422, 'Invalid', `DeleteOptions are invalid: ${String(error)}`);
       }
+    }
+    const uid = stored.job.metadata!.uid!;
+    if (preconditionUid !== undefined && preconditionUid !== uid) {
+      return status(res, 409, 'Conflict', `Precondition failed: UID in precondition: ${preconditionUid}, UID in object meta: ${uid}`);
     }
     if (policy !== null && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
       return status(res, 400, 'BadRequest', `unknown propagationPolicy "${policy}"`);
@@ -219,14 +252,14 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
   const podLog = (res: ServerResponse, namespace: string, podName: string, query: URLSearchParams): number => {
     const stored = [...store.values()].find((s) => s.podName === podName && s.job.metadata!.namespace === namespace);
     const pod = stored && podNow(stored);
-    if (!stored || !pod) {
+    if (!stored || !pod || !stored.startedAt) {
       return status(res, 404, 'NotFound', `pods "${podName}" not found`, { name: podName, kind: 'pods' });
     }
     const container = stored.job.spec!.template.spec!.containers[0]!.name;
     if (query.get('container') !== null && query.get('container') !== container) {
       return status(res, 400, 'BadRequest', `container ${query.get('container') ?? ''} is not valid for pod ${podName}`);
     }
-    const moment = momentNow(stored, stored.startedAt!);
+    const moment = momentNow(stored, stored.startedAt);
     if (moment.phase === 'creating' || moment.phase === 'pulling-failed') {
       return status(
         res,
@@ -252,10 +285,14 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
       Date.now() - startedAt.getTime(),
       stored.job.spec?.activeDeadlineSeconds,
     );
-  const jobNow = (stored: StoredJob): IJob => ({
-    ...stored.job,
-    status: stored.startedAt ? jobStatusAt(momentNow(stored, stored.startedAt), stored.startedAt) : suspendedStatus(stored.createdAt),
-  });
+  const jobNow = (stored: StoredJob): IJob => {
+    if (!stored.startedAt) {
+      return { ...stored.job, status: suspendedStatus(stored.createdAt) };
+    }
+    const status = jobStatusAt(momentNow(stored, stored.startedAt), stored.startedAt);
+    const resumed = stored.madeSuspended ? [resumedCondition(stored.startedAt)] : [];
+    return { ...stored.job, status: { ...status, conditions: [...resumed, ...(status.conditions ?? [])] } };
+  };
   const podNow = (stored: StoredJob): Pod | undefined => {
     const pod = stored.startedAt && podAt(stored.job, stored.podName, momentNow(stored, stored.startedAt), stored.startedAt);
     return pod ? valid(new Pod(pod)) : undefined;
@@ -295,6 +332,11 @@ function suspendedStatus(createdAt: Date): NonNullable<IJob['status']> {
       { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended', lastProbeTime: at, lastTransitionTime: at },
     ],
   };
+}
+
+function resumedCondition(resumedAt: Date) {
+  const at = resumedAt.toISOString();
+  return { type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed', lastProbeTime: at, lastTransitionTime: at };
 }
 
 /** What the fake returns must itself be a valid object of its kind. */

@@ -40,11 +40,14 @@ export async function kubernetesApis(credential: KubernetesCredential): Promise<
   return { batch: config.makeApiClient(BatchV1Api), core: config.makeApiClient(CoreV1Api), namespace: credential.namespace };
 }
 
-/** Lets a Job made suspended make its pod: a merge patch (the client would send a JSON Patch unless told). */
-export async function resumeJob(apis: KubernetesApis, name: string): Promise<unknown> {
+/**
+ * Lets a Job made suspended make its pod: a merge patch (the client would send a JSON Patch unless
+ * told). The uid in the patch is a precondition: the server refuses it for another Job of that name.
+ */
+export async function resumeJob(apis: KubernetesApis, name: string, uid: string): Promise<unknown> {
   const { PatchStrategy, setHeaderOptions } = await loadClient();
   return apis.batch.patchNamespacedJob(
-    { name, namespace: apis.namespace, body: { spec: { suspend: false } } },
+    { name, namespace: apis.namespace, body: { metadata: { uid }, spec: { suspend: false } } },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
 }
