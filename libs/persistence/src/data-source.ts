@@ -83,6 +83,11 @@ export interface MigrationLockPolicy {
 
 export const DEFAULT_MIGRATION_LOCKS: MigrationLockPolicy = { lockTimeoutMs: 5_000, attempts: 12, pauseMs: 5_000 };
 
+/** How a migration's connection shows in pg_stat_activity (Postgres keeps 63 bytes of it). */
+export function migrateApplicationName(schema: string): string {
+  return `wrs-migrate:${schema}`.slice(0, 63);
+}
+
 /** Postgres's lock_not_available: a statement's lock_timeout passed. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -104,13 +109,17 @@ export async function migrate(options: DatabaseOptions, locks: MigrationLockPoli
   } finally {
     await client.end();
   }
-  const dataSource = await openDatabase(options, [`lock_timeout=${locks.lockTimeoutMs}`]);
-  const applied: string[] = [];
+  const dataSource = await openDatabase(options, [
+    `lock_timeout=${locks.lockTimeoutMs}`,
+    `application_name=${migrateApplicationName(options.schema)}`,
+  ]);
   try {
+    // Read from the table, not runMigrations' answer: a try cut short by a lock has committed the migrations before it.
+    const before = new Set(await appliedNames(dataSource));
     for (let attempt = 1; ; attempt++) {
       try {
-        applied.push(...(await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
-        return applied;
+        await dataSource.runMigrations({ transaction: 'each' });
+        return (await appliedNames(dataSource)).filter((name) => !before.has(name));
       } catch (error) {
         if (!isLockTimeout(error)) {
           throw error;
@@ -138,4 +147,12 @@ function isLockTimeout(error: unknown): boolean {
 
 function attempts(locks: MigrationLockPolicy): string {
   return locks.attempts === 1 ? 'one try' : `${locks.attempts} tries`;
+}
+
+async function appliedNames(dataSource: DataSource): Promise<string[]> {
+  const exists = (await dataSource.query(`SELECT to_regclass('typeorm_migrations') IS NOT NULL AS e`)) as { e: boolean }[];
+  if (!exists[0]?.e) {
+    return [];
+  }
+  return ((await dataSource.query(`SELECT name FROM typeorm_migrations ORDER BY id`)) as { name: string }[]).map((r) => r.name);
 }

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { eventually, isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
-import { migrate } from './data-source';
+import { migrate, migrateApplicationName } from './data-source';
+import { OneActiveRunsIndex1763700000009 } from './migrations/1763700000009-one-active-runs-index';
 import { WebhookDeliveryClaimed1763700000011 } from './migrations/1763700000011-webhook-delivery-claimed';
 
 /**
@@ -19,6 +20,24 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
     await client.connect();
     clients.push(client);
     return client;
+  }
+
+  /** Whether this test's migrate connection waits for a lock in a statement like `pattern`. */
+  async function waitingOnLock(pattern: string): Promise<boolean> {
+    const probe = await connected();
+    const { rows } = await probe.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND query LIKE $2`,
+      [migrateApplicationName(env.database.schema), pattern],
+    );
+    await probe.end();
+    clients.splice(clients.indexOf(probe), 1);
+    return rows[0]!.n > 0;
+  }
+
+  /** Takes a migration back: it is pending again (its statements are idempotent or undone by the caller). */
+  async function pendingAgain(name: string): Promise<void> {
+    const setup = await connected();
+    await setup.query('DELETE FROM typeorm_migrations WHERE name = $1', [name]);
   }
 
   beforeAll(async () => {
@@ -60,10 +79,7 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
     const applied = migrating.catch((error: unknown) => error);
     await eventually(
       async () => {
-        const { rows } = await setup.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'ALTER TABLE webhook_deliveries%'`,
-        );
-        return rows[0]!.n > 0 ? true : undefined;
+        return (await waitingOnLock('ALTER TABLE webhook_deliveries%')) ? true : undefined;
       },
       20_000,
       'the migration to wait for its lock',
@@ -83,4 +99,46 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
     );
     expect(rows[0]!.n).toBe(1);
   }, 60_000);
+
+  it('reports every migration it applied, also those committed before a try its lock cut short', async () => {
+    await migrate(env.database);
+    // The index migration (idempotent, on runs) and the claimed column (on webhook_deliveries) pending again.
+    await pendingAgain(new OneActiveRunsIndex1763700000009().name);
+    await pendingAgain(claimed);
+    const setup = await connected();
+    await setup.query('ALTER TABLE webhook_deliveries DROP COLUMN claimed_at');
+    const long = await connected();
+    await long.query('BEGIN');
+    await long.query('SELECT count(*) FROM webhook_deliveries');
+    const applied = migrate(env.database, { lockTimeoutMs: 200, attempts: 1_000, pauseMs: 50 }).catch((error: unknown) => error);
+    await eventually(
+      async () => ((await waitingOnLock('ALTER TABLE webhook_deliveries%')) ? true : undefined),
+      20_000,
+      'the ALTER to wait',
+    );
+    await long.query('COMMIT');
+    expect(await applied).toEqual([new OneActiveRunsIndex1763700000009().name, claimed]);
+  });
+
+  it('an index built concurrently waits out an old transaction instead of timing out, and is valid', async () => {
+    await migrate(env.database);
+    await pendingAgain(new OneActiveRunsIndex1763700000009().name);
+    const setup = await connected();
+    await setup.query('DROP INDEX runs_active');
+    const old = await connected();
+    await old.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await old.query('SELECT count(*) FROM runs');
+    const applied = migrate(env.database, { lockTimeoutMs: 100, attempts: 2, pauseMs: 10 }).catch((error: unknown) => error);
+    await eventually(async () => ((await waitingOnLock('CREATE INDEX CONCURRENTLY%')) ? true : undefined), 20_000, 'the build to wait');
+    // Well past the lock timeout and both tries.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await old.query('COMMIT');
+    expect(await applied).toEqual([new OneActiveRunsIndex1763700000009().name]);
+    const { rows } = await setup.query<{ valid: boolean }>(
+      `SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE c.relname = 'runs_active' AND c.relnamespace = $1::regnamespace`,
+      [env.database.schema],
+    );
+    expect(rows).toEqual([{ valid: true }]);
+  });
 });

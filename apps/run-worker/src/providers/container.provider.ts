@@ -54,7 +54,7 @@ export class ContainerProvider implements RunProvider {
       const pulled = await ensureImage(this.engine, run.workload.image, this.pull);
       const made = await this.create(run, pulled);
       if (made !== 'name_taken') {
-        await this.startIfWanted(made, 'made here', stillWanted);
+        await this.startIfWanted(made.id, 'made here', stillWanted);
         return;
       }
       // Another submit of this run (a second worker) is making it: the container is this run's all the same.
@@ -149,12 +149,12 @@ export class ContainerProvider implements RunProvider {
   }
 
   /** The new container's id, or `name_taken` when another create of this run holds the name. */
-  private async create(run: RunView, pulled: PullSummary | null): Promise<string | 'name_taken'> {
+  private async create(run: RunView, pulled: PullSummary | null): Promise<{ readonly id: string } | 'name_taken'> {
     // The name goes in the query alone: dockerode would otherwise copy every field (env values too) into the URL.
     const options = { _query: { name: containerName(run) }, _body: this.spec(run, pulled) };
     const outcome = await engineCall('create the container', async (o) => {
       try {
-        return (await this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions)).id;
+        return { id: (await this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions)).id };
       } catch (error) {
         if (isNameTaken(error)) {
           return 'name_taken' as const;

@@ -113,6 +113,9 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     await provider.submit(wanted, PLACEMENT, credential, () => Promise.resolve(false));
     await provider.submit(wanted, PLACEMENT, credential, () => Promise.resolve(true));
     expect(fake.resumptions.filter((name) => name === `wrs-${wanted.runId}`)).toHaveLength(1);
+    // Once it runs, a submit again re-attaches without a patch.
+    await provider.submit(wanted, PLACEMENT, credential, () => Promise.resolve(true));
+    expect(fake.requests.filter((r) => r.method === 'PATCH' && r.url.includes(`wrs-${wanted.runId}`))).toHaveLength(1);
     await observeUntil(wanted, 'exited');
     await provider.release(wanted);
   });
@@ -150,6 +153,24 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
         jobs: 0,
         deletions: [`wrs-${run.runId}`],
       });
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  it('a refused resume of a Job another worker resumed meanwhile deletes nothing and is not a refusal (it may run)', async () => {
+    const strict = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], forbidPatch: true });
+    try {
+      const key = JSON.stringify({ server: strict.server, token: TOKEN, caCertificate: strict.caCertificate, namespace: NAMESPACE });
+      const run = runOf({ command: ['sh'], args: ['-c', 'echo hi'] });
+      const resumedElsewhere = () => {
+        strict.resume(NAMESPACE, `wrs-${run.runId}`);
+        return Promise.resolve(true);
+      };
+      const error = await provider.submit(run, PLACEMENT, key, resumedElsewhere).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(ProviderError);
+      expect({ jobs: strict.jobs().length, deletions: strict.deletions.length }).toEqual({ jobs: 1, deletions: 0 });
     } finally {
       await strict.stop();
     }

@@ -2,16 +2,9 @@ import { parseKubernetesCredential } from '@wrs/credentials';
 import { LOG_LIMITS, type Placement, type RunView } from '@wrs/domain';
 import { withoutLineEnding } from './log-lines';
 import { ALWAYS_WANTED, ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
-import {
-  certainlyNotCreated,
-  describeFailure,
-  kubernetesApis,
-  resumeJob,
-  statusOf,
-  within,
-  type KubernetesApis,
-} from './kubernetes/kubernetes-api';
-import { jobFor, jobName, LABEL_RUN, WORKLOAD_CONTAINER } from './kubernetes/kubernetes-job';
+import { kubernetesApis, statusOf, within, type KubernetesApis } from './kubernetes/kubernetes-api';
+import { makeSuspended, resumeIfSuspended, type BoundedCall } from './kubernetes/job-start';
+import { jobName, LABEL_RUN, WORKLOAD_CONTAINER } from './kubernetes/kubernetes-job';
 import { heldJobs, heldSelector, parseHandle, type ClusterPlace } from './kubernetes/kubernetes-held';
 import { observationOf } from './kubernetes/kubernetes-observation';
 
@@ -71,59 +64,11 @@ export class KubernetesProvider implements RunProvider {
       );
     }
     const apis = this.remember(run.workspaceId, placement, await kubernetesApis(usableCredential(credential)));
-    const uid = await this.createSuspended(apis, run);
+    const call: BoundedCall = (what, request) => this.call(what, request);
+    const job = await makeSuspended(apis, run, this.options.owner, call);
     // Left suspended when the run no longer wants it: the caller removes it.
-    if (!(await stillWanted())) {
-      return;
-    }
-    await this.resume(apis, run, uid);
-  }
-
-  /** The Job's uid: of the Job made here, or (409) of the one an earlier attempt at this dispatch made. */
-  private async createSuspended(apis: KubernetesApis, run: RunView): Promise<string> {
-    try {
-      const made = await this.call(
-        'create the Job',
-        apis.batch.createNamespacedJob({ namespace: apis.namespace, body: jobFor(run, apis.namespace, this.options.owner) }),
-      );
-      return uidOf(made);
-    } catch (error) {
-      if (certainlyNotCreated(error) && statusOf(error) !== 409) {
-        throw new ProviderError('provider_error', `the Kubernetes API refused the Job (${describeFailure(error)})`);
-      }
-      if (statusOf(error) !== 409) {
-        // Maybe created: not a refusal, so the run is not placed elsewhere; the next sweep submits again here.
-        throw new Error(`creating the Job did not complete (${describeFailure(error)})`);
-      }
-    }
-    // Re-attach, and resume it below in case its maker died before it did (resuming a Job that runs or ran changes nothing).
-    const found = await this.call('read the Job', apis.batch.readNamespacedJob({ name: jobName(run), namespace: apis.namespace })).catch(
-      (error: unknown) => {
-        throw new Error(`reading the Job made before did not complete (${describeFailure(error)})`);
-      },
-    );
-    return uidOf(found);
-  }
-
-  /**
-   * Resumes the Job by its uid: a later Job of this run under the same name (made after a cancel deleted
-   * this one) is not this submit's to start, and the server refuses the patch. A refusal of the patch
-   * itself (no `patch` right) is the provider's: the Job, never started, is deleted and the run may go
-   * elsewhere. Anything else is unclear: the next sweep looks again.
-   */
-  private async resume(apis: KubernetesApis, run: RunView, uid: string): Promise<void> {
-    try {
-      await this.call('resume the Job', resumeJob(apis, jobName(run), uid));
-    } catch (error) {
-      const status = statusOf(error);
-      if (status === 401 || status === 403) {
-        await this.call(
-          'delete the unstarted Job',
-          apis.batch.deleteNamespacedJob({ name: jobName(run), namespace: apis.namespace, body: { preconditions: { uid } } }),
-        ).catch(() => undefined); // Never resumed, it cannot run; the cleanup of stray workloads removes it.
-        throw new ProviderError('provider_error', `the Kubernetes API refused to start the Job (${describeFailure(error)})`);
-      }
-      throw new Error(`resuming the Job did not complete (${describeFailure(error)})`);
+    if (await stillWanted()) {
+      await resumeIfSuspended(apis, run, job, call);
     }
   }
 
@@ -281,14 +226,6 @@ export class KubernetesProvider implements RunProvider {
   private call<T>(what: string, request: Promise<T>): Promise<T> {
     return within(this.options.callTimeoutMs, what, request);
   }
-}
-
-function uidOf(job: { metadata?: { uid?: string } }): string {
-  const uid = job.metadata?.uid;
-  if (!uid) {
-    throw new Error("the Kubernetes API answered without the Job's uid");
-  }
-  return uid;
 }
 
 function usableCredential(secret: string) {

@@ -47,6 +47,8 @@ export interface FakeKubernetes {
   readonly creations: readonly { name: string; labels: Record<string, string>; at: Date }[];
   /** Every Job a patch let start (`spec.suspend` from true to false), by name. */
   readonly resumptions: readonly string[];
+  /** Resumes a suspended Job as another client would (whatever `forbidPatch` says), by namespace and name. */
+  resume(namespace: string, name: string): void;
   stop(): Promise<void>;
 }
 
@@ -182,7 +184,8 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
 
   /**
    * Only `spec.suspend` may change, from true to false, as the provider uses it; resuming starts the
-   * pod's life from now. A `metadata.uid` in the patch is a precondition: another uid is 409 Conflict.
+   * pod's life from now and changes the Job's resourceVersion. A `metadata.uid` in the patch other than
+   * the Job's is refused as the API server refuses it (uid is immutable: 422 Invalid, cause `metadata.uid`).
    */
   const patchJob = (res: ServerResponse, stored: StoredJob, contentType: string, body: string): number => {
     if (!MERGE_PATCHES.has(contentType.split(';')[0]!.trim())) {
@@ -202,38 +205,56 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
       return status(res, 422, 'Invalid', 'this fake takes only a patch of spec.suspend to false (and metadata.uid as a precondition)');
     }
     const uid = stored.job.metadata!.uid!;
+    const name = stored.job.metadata!.name!;
     if (metadata && metadata['uid'] !== uid) {
       return status(
         res,
-        409,
-        'Conflict',
-        `Precondition failed: UID in precondition: ${String(metadata['uid'])}, UID in object meta: ${uid}`,
+        422,
+        'Invalid',
+        `Job.batch "${name}" is invalid: metadata.uid: Invalid value: "${String(metadata['uid'])}": field is immutable`,
+        {
+          name,
+          group: 'batch',
+          kind: 'Job',
+        },
       );
     }
-    const suspend = false;
+    resumeStored(stored);
+    return json(res, 200, valid(new Job(jobNow(stored))));
+  };
+
+  const resumeStored = (stored: StoredJob): void => {
     if (stored.startedAt === null) {
       stored.startedAt = new Date();
       resumptions.push(stored.job.metadata!.name!);
     }
-    stored.job = { ...stored.job, spec: { ...stored.job.spec!, suspend } };
-    return json(res, 200, valid(new Job(jobNow(stored))));
+    const resourceVersion = String(Number(stored.job.metadata!.resourceVersion) + 1);
+    stored.job = { ...stored.job, metadata: { ...stored.job.metadata, resourceVersion }, spec: { ...stored.job.spec!, suspend: false } };
   };
 
   const deleteJob = (res: ServerResponse, stored: StoredJob, policy: string | null, body: string): number => {
-    let preconditionUid: string | undefined;
+    let preconditions: { uid?: string; resourceVersion?: string } = {};
     if (body) {
       try {
         const options = new DeleteOptions(JSON.parse(body) as object);
         options.validate();
-        preconditionUid = options.preconditions?.uid;
+        preconditions = options.preconditions ?? {};
       } catch (error) {
         invalidBodies.push(body);
         return status(res, 422, 'Invalid', `DeleteOptions are invalid: ${String(error)}`);
       }
     }
-    const uid = stored.job.metadata!.uid!;
-    if (preconditionUid !== undefined && preconditionUid !== uid) {
-      return status(res, 409, 'Conflict', `Precondition failed: UID in precondition: ${preconditionUid}, UID in object meta: ${uid}`);
+    const { uid, resourceVersion } = stored.job.metadata!;
+    if (preconditions.uid !== undefined && preconditions.uid !== uid) {
+      return status(res, 409, 'Conflict', `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${uid}`);
+    }
+    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== resourceVersion) {
+      return status(
+        res,
+        409,
+        'Conflict',
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${resourceVersion}`,
+      );
     }
     if (policy !== null && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
       return status(res, 400, 'BadRequest', `unknown propagationPolicy "${policy}"`);
@@ -314,6 +335,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     deletions,
     creations,
     resumptions,
+    resume: (namespace, name) => {
+      const stored = store.get(`${namespace}/${name}`);
+      if (!stored) {
+        throw new Error(`no Job ${namespace}/${name}`);
+      }
+      resumeStored(stored);
+    },
     jobs: () => [...store.values()].map((s) => s.job),
     stop: () =>
       new Promise<void>((resolve) => {
