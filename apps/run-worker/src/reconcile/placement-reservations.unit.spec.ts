@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { PlaceLoadReader, PlacementReservations } from './placement-reservations';
 
 describe('PlaceLoadReader', () => {
@@ -43,5 +44,73 @@ describe('PlaceLoadReader', () => {
     const again = await r.loads.read();
     expect(r.queries()).toBe(1);
     expect((again.counts.get('p/r') ?? 0) + r.reservations.extra('p/r', again.queriedAtMs)).toBe(4);
+  });
+});
+
+describe('PlacementReservations', () => {
+  /** What the tallies stand for: every reservation, scanned (the implementation before them). */
+  class ScannedReservations {
+    readonly byRun = new Map<string, { place: string; projectedAtMs: number | null }>();
+    reserve(runId: string, place: string): void {
+      this.byRun.set(runId, { place, projectedAtMs: null });
+    }
+    release(runId: string): void {
+      this.byRun.delete(runId);
+    }
+    projected(runId: string, nowMs: number): void {
+      const entry = this.byRun.get(runId);
+      if (entry && entry.projectedAtMs === null) {
+        entry.projectedAtMs = nowMs;
+      }
+    }
+    extra(place: string, queriedAtMs: number): number {
+      return [...this.byRun.values()].filter((e) => e.place === place && (e.projectedAtMs === null || e.projectedAtMs >= queriedAtMs))
+        .length;
+    }
+    prune(queriedAtMs: number): void {
+      for (const [runId, e] of this.byRun) {
+        if (e.projectedAtMs !== null && e.projectedAtMs < queriedAtMs) {
+          this.byRun.delete(runId);
+        }
+      }
+    }
+  }
+
+  const runs = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
+  const places = ['p/a', 'p/b', 'q/a'];
+  const operation = fc.oneof(
+    fc.record({ kind: fc.constant('reserve' as const), runId: fc.constantFrom(...runs), place: fc.constantFrom(...places) }),
+    fc.record({ kind: fc.constant('release' as const), runId: fc.constantFrom(...runs) }),
+    // Times out of order too (clocks of tests, a reordered poke): the count must not depend on order.
+    fc.record({ kind: fc.constant('projected' as const), runId: fc.constantFrom(...runs), atMs: fc.integer({ min: 0, max: 20 }) }),
+    fc.record({ kind: fc.constant('prune' as const), atMs: fc.integer({ min: 0, max: 20 }) }),
+  );
+
+  it('counts each place exactly as a scan of every reservation would, whatever the order of changes', () => {
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 60 }), (operations) => {
+        const tallied = new PlacementReservations();
+        const scanned = new ScannedReservations();
+        for (const op of operations) {
+          for (const r of [tallied, scanned]) {
+            if (op.kind === 'reserve') {
+              r.reserve(op.runId, op.place);
+            } else if (op.kind === 'release') {
+              r.release(op.runId);
+            } else if (op.kind === 'projected') {
+              r.projected(op.runId, op.atMs);
+            } else {
+              r.prune(op.atMs);
+            }
+          }
+          for (const place of places) {
+            for (const queriedAtMs of [0, 5, 10, 15, 21]) {
+              expect(tallied.extra(place, queriedAtMs)).toBe(scanned.extra(place, queriedAtMs));
+            }
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
