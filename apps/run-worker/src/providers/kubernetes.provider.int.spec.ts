@@ -141,7 +141,7 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
   });
 
   it('a cluster that refuses the resume (no patch right) is a refusal, and the unstarted Job is deleted', async () => {
-    const strict = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], forbidPatch: true });
+    const strict = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], forbidden: ['patch'] });
     try {
       const key = JSON.stringify({ server: strict.server, token: TOKEN, caCertificate: strict.caCertificate, namespace: NAMESPACE });
       const run = runOf({ command: ['sh'], args: ['-c', 'echo hi'] });
@@ -159,7 +159,7 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
   });
 
   it('a refused resume of a Job another worker resumed meanwhile deletes nothing and is not a refusal (it may run)', async () => {
-    const strict = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], forbidPatch: true });
+    const strict = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], forbidden: ['patch'] });
     try {
       const key = JSON.stringify({ server: strict.server, token: TOKEN, caCertificate: strict.caCertificate, namespace: NAMESPACE });
       const run = runOf({ command: ['sh'], args: ['-c', 'echo hi'] });
@@ -173,6 +173,30 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
       expect({ jobs: strict.jobs().length, deletions: strict.deletions.length }).toEqual({ jobs: 1, deletions: 0 });
     } finally {
       await strict.stop();
+    }
+  });
+
+  it('a refused resume whose delete is refused too is a refusal all the same: the Job stays suspended, never started', async () => {
+    const strict = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], forbidden: ['patch', 'delete'] });
+    try {
+      const key = JSON.stringify({ server: strict.server, token: TOKEN, caCertificate: strict.caCertificate, namespace: NAMESPACE });
+      const run = runOf({ command: ['sh'], args: ['-c', 'echo hi'] });
+      await expect(provider.submit(run, PLACEMENT, key)).rejects.toBeInstanceOf(ProviderError);
+      expect(strict.jobs().map((j) => j.spec?.suspend)).toEqual([true]);
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  it('a create the API server throttles (429) is not a refusal: the Job may be made on the next try, here', async () => {
+    const busy = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], throttleCreates: true });
+    try {
+      const key = JSON.stringify({ server: busy.server, token: TOKEN, caCertificate: busy.caCertificate, namespace: NAMESPACE });
+      const error = await provider.submit(runOf({ command: ['true'] }), PLACEMENT, key).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(ProviderError);
+    } finally {
+      await busy.stop();
     }
   });
 

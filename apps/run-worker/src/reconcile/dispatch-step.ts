@@ -11,10 +11,11 @@ import { tenantSafe } from './tenant-safe';
  * ever will (the run fails, saying why).
  */
 export async function dispatch(context: StepContext, run: RunView): Promise<void> {
-  const loads = await context.loads();
   let at: Snapshot | null = snapshotOf(run);
   while (at?.state?.state === 'queued') {
     const state = at.state;
+    // Read again each pass (cached briefly): a newer query meanwhile has dropped the reservations it counted.
+    const loads = await context.loads();
     // From the counts to the reservation without an await: a concurrent dispatch sees this one's place taken.
     const loadOf = (p: string, r: string): number =>
       (loads.counts.get(`${p}/${r}`) ?? 0) + context.reservations.extra(`${p}/${r}`, loads.queriedAtMs);
@@ -37,12 +38,18 @@ export async function dispatch(context: StepContext, run: RunView): Promise<void
       );
       return;
     }
-    const dispatched = await context.execute(
-      run,
-      { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) },
-      at,
-      `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`,
-    );
+    const dispatched = await context
+      .execute(
+        run,
+        { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) },
+        at,
+        `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`,
+      )
+      .catch((error: unknown) => {
+        // Not recorded (as far as this worker knows): its reservation must not hold the run's own place against it.
+        context.reservations.release(run.runId);
+        throw error;
+      });
     // Only the writer of run.dispatched submits: another decision that came first (a cancel, another
     // replica's placement, even the same one) owns what follows.
     if (!dispatched.appended) {

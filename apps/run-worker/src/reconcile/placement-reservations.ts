@@ -28,14 +28,15 @@ export class PlacementReservations {
     }
   }
 
-  /** The projection has the run at its place now. */
+  /** The projection has the run at its place now (a time that is not a number leaves it counted as not projected). */
   projected(runId: string, nowMs: number): void {
     const entry = this.byRun.get(runId);
-    if (entry && entry.projectedAtMs === null) {
+    if (entry && entry.projectedAtMs === null && Number.isFinite(nowMs)) {
       entry.projectedAtMs = nowMs;
       const tally = this.tallyOf(entry.place);
       tally.pending -= 1;
-      tally.projectedAtMs.splice(firstAtOrAfter(tally.projectedAtMs, nowMs), 0, nowMs);
+      // After its equals: times mostly come in order, so this is an append.
+      tally.projectedAtMs.splice(firstAfter(tally.projectedAtMs, nowMs), 0, nowMs);
     }
   }
 
@@ -50,7 +51,13 @@ export class PlacementReservations {
     for (const [runId, entry] of this.byRun) {
       if (entry.projectedAtMs !== null && entry.projectedAtMs < queriedAtMs) {
         this.byRun.delete(runId);
-        this.untally(entry.place, entry.projectedAtMs);
+      }
+    }
+    // The same entries, as each place's earliest times: cut at once, not one splice each.
+    for (const [place, tally] of this.byPlace) {
+      tally.projectedAtMs.splice(0, firstAtOrAfter(tally.projectedAtMs, queriedAtMs));
+      if (tally.pending === 0 && tally.projectedAtMs.length === 0) {
+        this.byPlace.delete(place);
       }
     }
   }
@@ -85,14 +92,24 @@ interface PlaceTally {
 
 /** The index of the first time at or after `ms` in an ascending list (its length if none). */
 function firstAtOrAfter(sorted: readonly number[], ms: number): number {
+  return firstWhere(sorted, (t) => t >= ms);
+}
+
+/** The index of the first time after `ms` in an ascending list (its length if none). */
+function firstAfter(sorted: readonly number[], ms: number): number {
+  return firstWhere(sorted, (t) => t > ms);
+}
+
+/** Binary search for the first element of an ascending list that `reached` holds for. */
+function firstWhere(sorted: readonly number[], reached: (t: number) => boolean): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (sorted[middle]! < ms) {
-      low = middle + 1;
-    } else {
+    if (reached(sorted[middle]!)) {
       high = middle;
+    } else {
+      low = middle + 1;
     }
   }
   return low;

@@ -59,7 +59,7 @@ describe('PlacementReservations', () => {
     }
     projected(runId: string, nowMs: number): void {
       const entry = this.byRun.get(runId);
-      if (entry && entry.projectedAtMs === null) {
+      if (entry && entry.projectedAtMs === null && Number.isFinite(nowMs)) {
         entry.projectedAtMs = nowMs;
       }
     }
@@ -82,7 +82,11 @@ describe('PlacementReservations', () => {
     fc.record({ kind: fc.constant('reserve' as const), runId: fc.constantFrom(...runs), place: fc.constantFrom(...places) }),
     fc.record({ kind: fc.constant('release' as const), runId: fc.constantFrom(...runs) }),
     // Times out of order too (clocks of tests, a reordered poke): the count must not depend on order.
-    fc.record({ kind: fc.constant('projected' as const), runId: fc.constantFrom(...runs), atMs: fc.integer({ min: 0, max: 20 }) }),
+    fc.record({
+      kind: fc.constant('projected' as const),
+      runId: fc.constantFrom(...runs),
+      atMs: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.double({ min: 0, max: 20 }), fc.constant(Number.NaN)),
+    }),
     fc.record({ kind: fc.constant('prune' as const), atMs: fc.integer({ min: 0, max: 20 }) }),
   );
 
@@ -109,6 +113,9 @@ describe('PlacementReservations', () => {
             }
           }
         }
+        // Nothing is left counted once every reservation is released.
+        runs.forEach((runId) => tallied.release(runId));
+        expect(places.map((place) => tallied.extra(place, 0))).toEqual([0, 0, 0]);
       }),
       { numRuns: 300 },
     );

@@ -18,8 +18,10 @@ export interface FakeKubernetesOptions {
   readonly namespaces: readonly string[];
   /** Images the cluster cannot pull (their pods wait in ErrImagePull / ImagePullBackOff). */
   readonly missingImages?: readonly string[];
-  /** A token without the `patch` verb on Jobs: every patch is 403 Forbidden, as RBAC answers. */
-  readonly forbidPatch?: boolean;
+  /** Verbs on a Job the token lacks: each such request is 403 Forbidden, as RBAC answers. */
+  readonly forbidden?: readonly ('patch' | 'delete')[];
+  /** Every create of a Job is 429 Too Many Requests (the API server's priority and fairness throttling). */
+  readonly throttleCreates?: boolean;
 }
 
 export interface RecordedRequest {
@@ -47,7 +49,7 @@ export interface FakeKubernetes {
   readonly creations: readonly { name: string; labels: Record<string, string>; at: Date }[];
   /** Every Job a patch let start (`spec.suspend` from true to false), by name. */
   readonly resumptions: readonly string[];
-  /** Resumes a suspended Job as another client would (whatever `forbidPatch` says), by namespace and name. */
+  /** Resumes a suspended Job as another client would (whatever `forbidden` says), by namespace and name. */
   resume(namespace: string, name: string): void;
   stop(): Promise<void>;
 }
@@ -98,6 +100,9 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     if (namespace !== undefined && !options.namespaces.includes(namespace)) {
       return status(res, 404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
     }
+    if (jobs && !jobs[2] && req.method === 'POST' && options.throttleCreates) {
+      return status(res, 429, 'TooManyRequests', 'Too many requests, please try again later.');
+    }
     if (jobs && req.method === 'POST' && !jobs[2]) {
       return createJob(res, namespace!, body);
     }
@@ -108,12 +113,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
         .map(jobNow);
       return json(res, 200, valid(new JobList({ metadata: { resourceVersion: '1' }, items })));
     }
-    if (jobs && jobs[2] && req.method === 'PATCH' && options.forbidPatch) {
+    const verb = req.method === 'PATCH' ? 'patch' : req.method === 'DELETE' ? 'delete' : undefined;
+    if (jobs && jobs[2] && verb && options.forbidden?.includes(verb)) {
       return status(
         res,
         403,
         'Forbidden',
-        `jobs.batch "${jobs[2]}" is forbidden: User "system:serviceaccount:${namespace}:wrs" cannot patch resource "jobs" in API group "batch" in the namespace "${namespace}"`,
+        `jobs.batch "${jobs[2]}" is forbidden: User "system:serviceaccount:${namespace}:wrs" cannot ${verb} resource "jobs" in API group "batch" in the namespace "${namespace}"`,
         { name: jobs[2], group: 'batch', kind: 'jobs' },
       );
     }
@@ -179,7 +185,12 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
     };
     store.set(`${namespace}/${name}`, stored);
     creations.push({ name, labels: { ...job.metadata?.labels }, at: createdAt });
-    return json(res, 201, valid(new Job(jobNow(stored))));
+    const answer = valid(new Job(jobNow(stored)));
+    if (stored.madeSuspended) {
+      // The Job controller writes the Suspended condition at once: the create's resourceVersion is old by then.
+      stored.job = { ...stored.job, metadata: { ...stored.job.metadata, resourceVersion: '2' } };
+    }
+    return json(res, 201, answer);
   };
 
   /**

@@ -10,13 +10,12 @@ export type BoundedCall = <T>(what: string, request: Promise<T>) => Promise<T>;
 /** The run's Job as the server answered for it: which one it is, and whether it is still held back. */
 export interface MadeJob {
   readonly uid: string;
-  readonly resourceVersion: string;
   readonly suspended: boolean;
 }
 
 /**
- * Makes the run's Job suspended, or (409 AlreadyExists) finds the one an earlier attempt at this
- * dispatch made. A certain refusal is the provider's; a create that may have happened is unclear.
+ * Makes the run's Job suspended, or (409 AlreadyExists) finds the one an earlier submit of this run
+ * made (the Job is named after the run). A certain refusal is the provider's; a create that may have happened is unclear.
  */
 export async function makeSuspended(apis: KubernetesApis, run: RunView, owner: string, call: BoundedCall): Promise<MadeJob> {
   try {
@@ -44,8 +43,7 @@ export async function makeSuspended(apis: KubernetesApis, run: RunView, owner: s
  * Resumes the Job if it is still suspended (its maker may have died before resuming it; a Job that runs
  * or ran is left alone). The uid in the patch makes the server refuse it for a later Job of this run
  * under the same name (made after a cancel deleted this one): not this submit's to start. A refusal of
- * the patch itself (no `patch` right) is the provider's: the Job, unchanged since it was read and so
- * never started, is deleted and the run may go elsewhere. Anything else is unclear.
+ * the patch itself (no `patch` right) is the provider's: see refuseUnstarted. Anything else is unclear.
  */
 export async function resumeIfSuspended(apis: KubernetesApis, run: RunView, job: MadeJob, call: BoundedCall): Promise<void> {
   if (!job.suspended) {
@@ -58,26 +56,57 @@ export async function resumeIfSuspended(apis: KubernetesApis, run: RunView, job:
     if (status !== 401 && status !== 403) {
       throw new Error(`resuming the Job did not complete (${describeFailure(error)})`);
     }
-    const preconditions = { uid: job.uid, resourceVersion: job.resourceVersion };
-    const deleted = await call(
-      'delete the unstarted Job',
-      apis.batch.deleteNamespacedJob({ name: jobName(run), namespace: apis.namespace, body: { preconditions } }),
-    ).then(
-      () => true,
-      () => false,
-    );
-    if (!deleted) {
-      // Changed since it was read (another worker may have resumed it): it may run, so not a refusal.
-      throw new Error(`resuming the Job was refused, and it changed meanwhile (${describeFailure(error)})`);
-    }
-    throw new ProviderError('provider_error', `the Kubernetes API refused to start the Job (${describeFailure(error)})`);
+    await refuseUnstarted(apis, run, job.uid, describeFailure(error), call);
   }
 }
 
-function madeJob(job: V1Job): MadeJob {
-  const { uid, resourceVersion } = job.metadata ?? {};
-  if (!uid || !resourceVersion) {
-    throw new Error("the Kubernetes API answered without the Job's uid and resourceVersion");
+/** How many times a delete whose Job changed meanwhile (its status written by the Job controller) is tried again. */
+const DELETE_TRIES = 3;
+
+/**
+ * The resume was refused: the Job, still suspended and never started, is deleted (read again first: the
+ * Job controller writes its status, so the resourceVersion of the create's answer is already old) and
+ * the submit is a refusal, so the run may go elsewhere. A delete refused as well leaves a Job that cannot
+ * run (suspended) to the cleanup; a refusal all the same. A Job that started or was replaced meanwhile
+ * may run: unclear.
+ */
+async function refuseUnstarted(apis: KubernetesApis, run: RunView, uid: string, refusal: string, call: BoundedCall): Promise<never> {
+  const refused = new ProviderError('provider_error', `the Kubernetes API refused to start the Job (${refusal})`);
+  for (let attempt = 1; attempt <= DELETE_TRIES; attempt++) {
+    const now = await call('read the Job', apis.batch.readNamespacedJob({ name: jobName(run), namespace: apis.namespace })).catch(
+      (error: unknown) => {
+        throw new Error(`resuming the Job was refused (${refusal}), and reading it again did not complete (${describeFailure(error)})`);
+      },
+    );
+    if (now.metadata?.uid !== uid || now.spec?.suspend !== true || now.status?.startTime || now.status?.active) {
+      throw new Error(`resuming the Job was refused (${refusal}), and it changed meanwhile: it may run`);
+    }
+    const preconditions = { uid, resourceVersion: now.metadata.resourceVersion };
+    const outcome = await call(
+      'delete the unstarted Job',
+      apis.batch.deleteNamespacedJob({ name: jobName(run), namespace: apis.namespace, body: { preconditions } }),
+    ).then(
+      () => 'deleted' as const,
+      (error: unknown) => statusOf(error),
+    );
+    if (outcome === 'deleted' || outcome === 401 || outcome === 403 || outcome === 404) {
+      throw refused;
+    }
+    if (outcome !== 409) {
+      throw new Error(`resuming the Job was refused (${refusal}), and deleting it did not complete`);
+    }
   }
-  return { uid, resourceVersion, suspended: job.spec?.suspend === true };
+  throw new Error(`resuming the Job was refused (${refusal}), and it kept changing while it was deleted`);
+}
+
+function madeJob(job: V1Job): MadeJob {
+  const { uid, deletionTimestamp } = job.metadata ?? {};
+  if (!uid) {
+    throw new Error("the Kubernetes API answered without the Job's uid");
+  }
+  if (deletionTimestamp) {
+    // Being deleted (a cancel's, or the cleanup's): nothing to start; the next sweep sees it gone.
+    throw new Error('the Job is being deleted');
+  }
+  return { uid, suspended: job.spec?.suspend === true };
 }

@@ -84,7 +84,8 @@ const NOT_SENT = new Set([
 export function certainlyNotCreated(error: unknown): boolean {
   const status = statusOf(error);
   if (status !== undefined) {
-    return status < 500;
+    // 408 and 429 (the server timed out or throttled the request) say nothing certain either.
+    return status < 500 && status !== 408 && status !== 429;
   }
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && NOT_SENT.has(code);
