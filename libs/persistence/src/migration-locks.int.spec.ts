@@ -40,6 +40,20 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
     await setup.query('DELETE FROM typeorm_migrations WHERE name = $1', [name]);
   }
 
+  /**
+   * The claimed-column migration pending again (its row gone, its column dropped), and a long
+   * transaction that has read webhook_deliveries: its lock is one the migration's ALTER must wait for.
+   */
+  async function claimedBehindLongRead(): Promise<Client> {
+    await pendingAgain(claimed);
+    const setup = await connected();
+    await setup.query('ALTER TABLE webhook_deliveries DROP COLUMN claimed_at');
+    const long = await connected();
+    await long.query('BEGIN');
+    await long.query('SELECT count(*) FROM webhook_deliveries');
+    return long;
+  }
+
   beforeAll(async () => {
     env = await isolatedEnvironment();
   });
@@ -51,12 +65,7 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
 
   it('a migration whose lock never comes fails naming its statement, after its tries', async () => {
     await migrate(env.database);
-    const setup = await connected();
-    await setup.query('DELETE FROM typeorm_migrations WHERE name = $1', [claimed]);
-    await setup.query('ALTER TABLE webhook_deliveries DROP COLUMN claimed_at');
-    const long = await connected();
-    await long.query('BEGIN');
-    await long.query('SELECT count(*) FROM webhook_deliveries');
+    const long = await claimedBehindLongRead();
     const error = await migrate(env.database, { lockTimeoutMs: 100, attempts: 2, pauseMs: 10 }).catch((e: unknown) => e);
     await long.query('COMMIT');
     expect(String(error)).toContain("a migration did not get its table's lock within 100 ms in 2 tries");
@@ -65,15 +74,7 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
 
   it('a reader behind the waiting migration gets through while the long transaction holds on; the migration applies after it', async () => {
     await migrate(env.database);
-    // The schema without that migration: it is pending again.
-    const setup = await connected();
-    await setup.query('DELETE FROM typeorm_migrations WHERE name = $1', [claimed]);
-    await setup.query('ALTER TABLE webhook_deliveries DROP COLUMN claimed_at');
-
-    // A long transaction that has read the table holds a lock the ALTER must wait for.
-    const long = await connected();
-    await long.query('BEGIN');
-    await long.query('SELECT count(*) FROM webhook_deliveries');
+    const long = await claimedBehindLongRead();
 
     const migrating = migrate(env.database, { lockTimeoutMs: 300, attempts: 1_000, pauseMs: 100 });
     const applied = migrating.catch((error: unknown) => error);
@@ -93,7 +94,9 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
 
     await long.query('COMMIT');
     expect(await applied).toEqual([claimed]);
-    const { rows } = await setup.query<{ n: number }>(
+    const { rows } = await (
+      await connected()
+    ).query<{ n: number }>(
       `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'webhook_deliveries' AND column_name = 'claimed_at'`,
       [env.database.schema],
     );
@@ -104,12 +107,7 @@ describe('a migration waiting for a lock does not hold up the table (real Postgr
     await migrate(env.database);
     // The index migration (idempotent, on runs) and the claimed column (on webhook_deliveries) pending again.
     await pendingAgain(new OneActiveRunsIndex1763700000009().name);
-    await pendingAgain(claimed);
-    const setup = await connected();
-    await setup.query('ALTER TABLE webhook_deliveries DROP COLUMN claimed_at');
-    const long = await connected();
-    await long.query('BEGIN');
-    await long.query('SELECT count(*) FROM webhook_deliveries');
+    const long = await claimedBehindLongRead();
     const applied = migrate(env.database, { lockTimeoutMs: 200, attempts: 1_000, pauseMs: 50 }).catch((error: unknown) => error);
     await eventually(
       async () => ((await waitingOnLock('ALTER TABLE webhook_deliveries%')) ? true : undefined),

@@ -1,35 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
-import { fold, toRunView, type Placement, type ProviderOffer, type RunEvent, type RunView } from '@wrs/domain';
-import { connectNats, ensureStreams, RunCommandHandler, RunEventStore, StreamNames } from '@wrs/messaging';
-import { migrate, openDatabase, ProviderCredentials, RunQueries } from '@wrs/persistence';
-import { RunProjection } from '@wrs/projection';
-import {
-  CONTAINER_IMAGE,
-  CONTAINER_SOCKET,
-  EngineEventTap,
-  containerEngineMissing,
-  describeNeeding,
-  engineContainers,
-  engineRemove,
-  eventsByRun,
-  eventually,
-  isolatedEnvironment,
-  OWNER_LABEL,
-  RUN_LABEL,
-  type IsolatedEnvironment,
-} from '@wrs/testing';
-import type { DataSource } from 'typeorm';
-import { CredentialVault } from '../credential-vault';
-import { ContainerProvider } from '../providers/container.provider';
-import { containerEngine } from '../providers/container/engine';
+import type { Placement, RunView } from '@wrs/domain';
+import { RunCommandHandler } from '@wrs/messaging';
+import { containerEngineMissing, describeNeeding, engineContainers, eventsByRun, eventually, RUN_LABEL } from '@wrs/testing';
+import type { ContainerProvider } from '../providers/container.provider';
 import type { RunProvider, StillWanted } from '../providers/provider';
-import { ProviderRegistry } from '../providers/provider-registry';
-import { Reconciler } from '../reconciler';
+import { podmanReconcilers, type PodmanReconcilers } from './podman-reconcilers.testing';
 
 const WS = 'ws-cancel-before-start';
-const OFFERS: ProviderOffer[] = [{ provider: 'container', regions: ['local'], priority: 0 }];
 
 /** The real provider, whose submits wait at a gate the test opens: a submit slow to reach the engine (a pull, a busy worker). */
 class HeldSubmits implements RunProvider {
@@ -74,86 +50,17 @@ class HeldSubmits implements RunProvider {
  * exists and before it starts it, whether the run still wants it. Real JetStream, Postgres and Podman.
  */
 describeNeeding(containerEngineMissing())('a run canceled while its submit is on the way never starts (real container on Podman)', () => {
-  let env: IsolatedEnvironment;
-  let nc: NatsConnection;
-  let db: DataSource;
-  let store: RunEventStore;
-  let projection: RunProjection;
-  let real: ContainerProvider;
-  const errors: unknown[] = [];
-  let tap: EngineEventTap | undefined;
-
-  beforeAll(async () => {
-    env = await isolatedEnvironment();
-    await migrate(env.database);
-    db = await openDatabase(env.database);
-    nc = await connectNats(env.natsUrl, 'cancel-before-start-test');
-    const names = new StreamNames(env.namespace);
-    const jsm = await jetstreamManager(nc);
-    await ensureStreams(jsm, names);
-    store = new RunEventStore(jetstream(nc), jsm, names);
-    projection = new RunProjection(db);
-    real = new ContainerProvider(containerEngine(CONTAINER_SOCKET), 'container', env.namespace);
-  });
-
-  afterAll(async () => {
-    await tap?.close();
-    for (const c of await engineContainers([`${OWNER_LABEL}=${env.namespace}`])) {
-      await engineRemove(c.id);
-    }
-    await nc.close();
-    await db.destroy();
-    await env.cleanup();
-  });
-
-  const worker = (provider: RunProvider) =>
-    new Reconciler(
-      new RunQueries(db),
-      new RunCommandHandler(store),
-      new ProviderRegistry([provider]),
-      OFFERS,
-      new CredentialVault(new ProviderCredentials(db), new Map()),
-      {
-        intervalMs: 60_000,
-        maxObserveIntervalMs: 60_000,
-        batchSize: 10,
-        unresponsiveAfterMs: 60_000,
-        onError: (error) => errors.push(error),
-      },
-    );
-  async function viewOf(runId: string): Promise<RunView> {
-    const { events, version } = await store.read(WS, runId);
-    return toRunView(fold(events.map((e) => e.event))!, version);
-  }
-  async function projectAll(runId: string): Promise<void> {
-    let previous = 0;
-    for (const { seq, event } of (await store.read(WS, runId)).events) {
-      await projection.project(runId, seq, event, previous);
-      previous = seq;
-    }
-  }
+  let p: PodmanReconcilers;
+  beforeAll(async () => (p = await podmanReconcilers(WS, 'cancel-before-start-test')));
+  afterAll(() => p.close());
 
   it('the submit finds the cancel recorded, leaves its container unstarted and removes it', async () => {
-    tap = new EngineEventTap(env.namespace);
-    await tap.start();
-    const runId = randomUUID();
-    const created: RunEvent = {
-      type: 'run.created',
-      data: {
-        runId,
-        workspaceId: WS,
-        workload: { image: CONTAINER_IMAGE, command: ['/bin/sh', '-c', 'sleep 30'] },
-        provider: 'container',
-        region: 'local',
-        idempotencyKey: randomUUID(),
-        at: new Date().toISOString(),
-      },
-    };
-    await store.append(WS, runId, [created], 0, 'create');
-    await projectAll(runId);
+    const { store, worker, viewOf, errors } = p;
+    const tap = await p.tapEngine();
+    const runId = await p.createRun(['/bin/sh', '-c', 'sleep 30']);
 
     // The first worker records the dispatch; its submit waits before it reaches the engine.
-    const held = new HeldSubmits(real);
+    const held = new HeldSubmits(p.provider);
     const submitter = worker(held);
     const sweeping = submitter.sweep();
     await held.arrived;
@@ -165,7 +72,7 @@ describeNeeding(containerEngineMissing())('a run canceled while its submit is on
       { type: 'CancelRun', requestedBy: 'alice', now: new Date().toISOString() },
       'cancel',
     );
-    const canceler = worker(real);
+    const canceler = worker();
     await eventually(
       async () => {
         canceler.poke(await viewOf(runId));
