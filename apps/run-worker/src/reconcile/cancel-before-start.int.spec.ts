@@ -52,7 +52,7 @@ class HeldSubmits implements RunProvider {
 describeNeeding(containerEngineMissing())('a run canceled while its submit is on the way never starts (real container on Podman)', () => {
   let p: PodmanReconcilers;
   beforeAll(async () => (p = await podmanReconcilers(WS, 'cancel-before-start-test')));
-  afterAll(() => p.close());
+  afterAll(() => p?.close());
 
   it('the submit finds the cancel recorded, leaves its container unstarted and removes it', async () => {
     const { store, worker, viewOf, errors } = p;

@@ -14,6 +14,9 @@ export async function dispatch(context: StepContext, run: RunView): Promise<void
   let at: Snapshot | null = snapshotOf(run);
   while (at?.state?.state === 'queued') {
     const state = at.state;
+    // A reservation of this run's from a drive whose append failed (or may have) is not counted against
+    // it: the run is queued, so it is placed again here. Kept until then: the append may have happened.
+    context.reservations.release(run.runId);
     // Read again each pass (cached briefly): a newer query meanwhile has dropped the reservations it counted.
     const loads = await context.loads();
     // From the counts to the reservation without an await: a concurrent dispatch sees this one's place taken.
@@ -38,18 +41,12 @@ export async function dispatch(context: StepContext, run: RunView): Promise<void
       );
       return;
     }
-    const dispatched = await context
-      .execute(
-        run,
-        { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) },
-        at,
-        `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`,
-      )
-      .catch((error: unknown) => {
-        // Not recorded (as far as this worker knows): its reservation must not hold the run's own place against it.
-        context.reservations.release(run.runId);
-        throw error;
-      });
+    const dispatched = await context.execute(
+      run,
+      { type: 'DispatchRun', placement: decision.placement, now: isoNow(context) },
+      at,
+      `rec-${run.runId}-dispatch-${state.refusals?.length ?? 0}`,
+    );
     // Only the writer of run.dispatched submits: another decision that came first (a cancel, another
     // replica's placement, even the same one) owns what follows.
     if (!dispatched.appended) {

@@ -110,7 +110,7 @@ export async function podmanReconcilers(workspaceId: string, connectionName: str
       return runId;
     },
     close: async () => {
-      await Promise.all(taps.map((tap) => tap.close()));
+      await Promise.allSettled(taps.map((tap) => tap.close()));
       for (const c of await engineContainers([`${OWNER_LABEL}=${env.namespace}`])) {
         await engineRemove(c.id);
       }

@@ -12,7 +12,7 @@ const WS = 'ws-stale';
 describeNeeding(containerEngineMissing())("a stale row never starts a finished run's workload again (real container on Podman)", () => {
   let p: PodmanReconcilers;
   beforeAll(async () => (p = await podmanReconcilers(WS, 'stale-resubmit-test')));
-  afterAll(() => p.close());
+  afterAll(() => p?.close());
 
   it('a finished run whose projection still says starting gets no second container', async () => {
     const { store, worker, viewOf, projectUntil } = p;

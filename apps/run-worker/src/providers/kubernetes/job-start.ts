@@ -60,15 +60,15 @@ export async function resumeIfSuspended(apis: KubernetesApis, run: RunView, job:
   }
 }
 
-/** How many times a delete whose Job changed meanwhile (its status written by the Job controller) is tried again. */
+/** How many tries in all a delete gets when its Job changed meanwhile (its status written by the Job controller). */
 const DELETE_TRIES = 3;
 
 /**
  * The resume was refused: the Job, still suspended and never started, is deleted (read again first: the
  * Job controller writes its status, so the resourceVersion of the create's answer is already old) and
  * the submit is a refusal, so the run may go elsewhere. A delete refused as well leaves a Job that cannot
- * run (suspended) to the cleanup; a refusal all the same. A Job that started or was replaced meanwhile
- * may run: unclear.
+ * run (suspended, until someone with `patch` resumes it) in the cluster until someone deletes it by hand;
+ * a refusal all the same. A Job that started or was replaced meanwhile may run: unclear.
  */
 async function refuseUnstarted(apis: KubernetesApis, run: RunView, uid: string, refusal: string, call: BoundedCall): Promise<never> {
   const refused = new ProviderError('provider_error', `the Kubernetes API refused to start the Job (${refusal})`);
@@ -84,16 +84,22 @@ async function refuseUnstarted(apis: KubernetesApis, run: RunView, uid: string, 
     const preconditions = { uid, resourceVersion: now.metadata.resourceVersion };
     const outcome = await call(
       'delete the unstarted Job',
-      apis.batch.deleteNamespacedJob({ name: jobName(run), namespace: apis.namespace, body: { preconditions } }),
+      apis.batch.deleteNamespacedJob({
+        name: jobName(run),
+        namespace: apis.namespace,
+        propagationPolicy: 'Background',
+        body: { preconditions },
+      }),
     ).then(
-      () => 'deleted' as const,
-      (error: unknown) => statusOf(error),
+      () => null,
+      (error: unknown) => error,
     );
-    if (outcome === 'deleted' || outcome === 401 || outcome === 403 || outcome === 404) {
+    const status = outcome === null ? null : statusOf(outcome);
+    if (outcome === null || status === 401 || status === 403 || status === 404) {
       throw refused;
     }
-    if (outcome !== 409) {
-      throw new Error(`resuming the Job was refused (${refusal}), and deleting it did not complete`);
+    if (status !== 409) {
+      throw new Error(`resuming the Job was refused (${refusal}), and deleting it did not complete (${describeFailure(outcome)})`);
     }
   }
   throw new Error(`resuming the Job was refused (${refusal}), and it kept changing while it was deleted`);

@@ -77,8 +77,8 @@ const NOT_SENT = new Set([
 ]);
 
 /**
- * Whether a failed create certainly created nothing: the server refused it (4xx) or was never
- * reached. A time-out, a reset connection or a 5xx may come after the server acted, so the caller
+ * Whether a failed create certainly created nothing: the server refused it (4xx but 408 and 429) or was
+ * never reached. A time-out, a reset connection or a 5xx may come after the server acted, so the caller
  * must not place the run elsewhere (it would run twice); it retries, and the retry meets 409.
  */
 export function certainlyNotCreated(error: unknown): boolean {
