@@ -188,6 +188,30 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
     }
   });
 
+  it('a refused resume tries its delete again when the Job changed in between, and gives up unclear when it keeps changing', async () => {
+    const cases = [
+      // The Job changes once after the read: the delete meets 409, reads again, deletes: a refusal.
+      { statusWritesAfterReads: 1, expected: { refused: true, jobsLeft: 0, deletes: [409, 200] } },
+      // It changes after every read: three tries, then unclear, the Job kept (it may be resumed elsewhere).
+      { statusWritesAfterReads: Infinity, expected: { refused: false, jobsLeft: 1, deletes: [409, 409, 409] } },
+    ];
+    for (const { statusWritesAfterReads, expected } of cases) {
+      const strict = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], forbidden: ['patch'], statusWritesAfterReads });
+      try {
+        const key = JSON.stringify({ server: strict.server, token: TOKEN, caCertificate: strict.caCertificate, namespace: NAMESPACE });
+        const error = await provider.submit(runOf({ command: ['true'] }), PLACEMENT, key).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(Error);
+        expect({
+          refused: error instanceof ProviderError,
+          jobsLeft: strict.jobs().length,
+          deletes: strict.requests.filter((r) => r.method === 'DELETE').map((r) => r.status),
+        }).toEqual(expected);
+      } finally {
+        await strict.stop();
+      }
+    }
+  });
+
   it('a create the API server throttles (429) is not a refusal: the Job may be made on the next try, here', async () => {
     const busy = await startFakeKubernetes({ token: TOKEN, namespaces: [NAMESPACE], throttleCreates: true });
     try {

@@ -22,6 +22,11 @@ export interface FakeKubernetesOptions {
   readonly forbidden?: readonly ('patch' | 'delete')[];
   /** Every create of a Job is 429 Too Many Requests (the API server's priority and fairness throttling). */
   readonly throttleCreates?: boolean;
+  /**
+   * How many reads of a Job are followed at once by a write of its status (another controller's): the
+   * resourceVersion the read answered is old by the client's next request. Infinity: every read.
+   */
+  readonly statusWritesAfterReads?: number;
 }
 
 export interface RecordedRequest {
@@ -83,6 +88,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
   const deletions: { name: string; propagationPolicy: string | null }[] = [];
   const creations: { name: string; labels: Record<string, string>; at: Date }[] = [];
   const resumptions: string[] = [];
+  let statusWrites = options.statusWritesAfterReads ?? 0;
   const missing = new Set(options.missingImages ?? []);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<number> => {
@@ -136,7 +142,15 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions): Promi
         return status(res, 404, 'NotFound', `jobs.batch "${jobs[2]}" not found`, { name: jobs[2], group: 'batch', kind: 'jobs' });
       }
       if (req.method === 'GET') {
-        return json(res, 200, valid(new Job(jobNow(stored))));
+        const answered = json(res, 200, valid(new Job(jobNow(stored))));
+        if (statusWrites > 0) {
+          statusWrites -= 1;
+          stored.job = {
+            ...stored.job,
+            metadata: { ...stored.job.metadata, resourceVersion: String(Number(stored.job.metadata!.resourceVersion) + 1) },
+          };
+        }
+        return answered;
       }
       return deleteJob(res, stored, url.searchParams.get('propagationPolicy'), body);
     }
