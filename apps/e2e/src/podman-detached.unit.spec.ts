@@ -25,8 +25,7 @@ describe("scripts/podman/detached.sh: a daemon setup.sh starts holds none of its
     try {
       // `echo $!` runs as the subshell starts: wait until it has closed what it had and become the daemon.
       await commandBecomes(pid, 'sleep');
-      const fds = readdirSync(`/proc/${pid}/fd`).sort();
-      expect({ fds, files: fds.map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`)) }).toEqual({
+      expect(await settledFiles(pid)).toEqual({
         fds: ['0', '1', '2'],
         files: ['/dev/null', '/dev/null', '/dev/null'],
       });
@@ -43,6 +42,40 @@ describe("scripts/podman/detached.sh: a daemon setup.sh starts holds none of its
 function sessionOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+}
+
+/**
+ * The process's open files once they stop changing: right after the exec the loader opens and closes
+ * libraries (a transient fd 3, seen by CI on a busy machine), so two equal readings 50 ms apart while the
+ * process sleeps are taken. An inherited descriptor stays in every reading.
+ */
+async function settledFiles(pid: number): Promise<{ fds: string[]; files: string[] }> {
+  const read = (): { fds: string[]; files: string[] } | undefined => {
+    try {
+      const fds = readdirSync(`/proc/${pid}/fd`).sort();
+      return { fds, files: fds.map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`)) };
+    } catch {
+      return undefined; // a descriptor closed between the listing and its readlink
+    }
+  };
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const first = stateOf(pid) === 'S' ? read() : undefined;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = read();
+    if (first && second && JSON.stringify(first) === JSON.stringify(second)) {
+      return second;
+    }
+    if (Date.now() > deadline) {
+      return second ?? { fds: [], files: [] };
+    }
+  }
+}
+
+/** The state letter of a process (the 3rd field of /proc/<pid>/stat). */
+function stateOf(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
 }
 
 async function commandBecomes(pid: number, name: string): Promise<void> {
