@@ -56,9 +56,7 @@ export class PlacementReservations {
     // The same entries, as each place's earliest times: cut at once, not one splice each.
     for (const [place, tally] of this.byPlace) {
       tally.projectedAtMs.splice(0, firstAtOrAfter(tally.projectedAtMs, queriedAtMs));
-      if (tally.pending === 0 && tally.projectedAtMs.length === 0) {
-        this.byPlace.delete(place);
-      }
+      this.forgetIfEmpty(place, tally);
     }
   }
 
@@ -78,6 +76,10 @@ export class PlacementReservations {
     } else {
       tally.projectedAtMs.splice(firstAtOrAfter(tally.projectedAtMs, projectedAtMs), 1);
     }
+    this.forgetIfEmpty(place, tally);
+  }
+
+  private forgetIfEmpty(place: string, tally: PlaceTally): void {
     if (tally.pending === 0 && tally.projectedAtMs.length === 0) {
       this.byPlace.delete(place);
     }

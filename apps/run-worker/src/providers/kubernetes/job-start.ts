@@ -31,11 +31,9 @@ export async function makeSuspended(apis: KubernetesApis, run: RunView, owner: s
       throw new Error(`creating the Job did not complete (${describeFailure(error)})`);
     }
   }
-  const found = await call('read the Job', apis.batch.readNamespacedJob({ name: jobName(run), namespace: apis.namespace })).catch(
-    (error: unknown) => {
-      throw new Error(`reading the Job made before did not complete (${describeFailure(error)})`);
-    },
-  );
+  const found = await readJob(apis, run, call).catch((error: unknown) => {
+    throw new Error(`reading the Job made before did not complete (${describeFailure(error)})`);
+  });
   return madeJob(found);
 }
 
@@ -73,11 +71,9 @@ const DELETE_TRIES = 3;
 async function refuseUnstarted(apis: KubernetesApis, run: RunView, uid: string, refusal: string, call: BoundedCall): Promise<never> {
   const refused = new ProviderError('provider_error', `the Kubernetes API refused to start the Job (${refusal})`);
   for (let attempt = 1; attempt <= DELETE_TRIES; attempt++) {
-    const now = await call('read the Job', apis.batch.readNamespacedJob({ name: jobName(run), namespace: apis.namespace })).catch(
-      (error: unknown) => {
-        throw new Error(`resuming the Job was refused (${refusal}), and reading it again did not complete (${describeFailure(error)})`);
-      },
-    );
+    const now = await readJob(apis, run, call).catch((error: unknown) => {
+      throw new Error(`resuming the Job was refused (${refusal}), and reading it again did not complete (${describeFailure(error)})`);
+    });
     if (now.metadata?.uid !== uid || now.spec?.suspend !== true || now.status?.startTime || now.status?.active) {
       throw new Error(`resuming the Job was refused (${refusal}), and it changed meanwhile: it may run`);
     }
@@ -103,6 +99,10 @@ async function refuseUnstarted(apis: KubernetesApis, run: RunView, uid: string, 
     }
   }
   throw new Error(`resuming the Job was refused (${refusal}), and it kept changing while it was deleted`);
+}
+
+function readJob(apis: KubernetesApis, run: RunView, call: BoundedCall): Promise<V1Job> {
+  return call('read the Job', apis.batch.readNamespacedJob({ name: jobName(run), namespace: apis.namespace }));
 }
 
 function madeJob(job: V1Job): MadeJob {
