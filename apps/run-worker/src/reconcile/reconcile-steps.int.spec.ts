@@ -130,10 +130,10 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
   });
 
   /** A reconciler on the same store and providers, with its own memory: the test's own, or another replica. */
-  function replica(withOffers: ProviderOffer[] = offers, intervalMs = 60_000): Reconciler {
+  function replica(withOffers: ProviderOffer[] = offers, intervalMs = 60_000, commands: RunCommandHandler = handler): Reconciler {
     return new Reconciler(
       new RunQueries(db),
-      handler,
+      commands,
       new ProviderRegistry([first, second, keyed]),
       withOffers,
       new CredentialVault(new ProviderCredentials(db), new Map([['k1', kek.privateKey]])),
@@ -384,6 +384,34 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
       runIds.map(async (id) => (await viewOf(id)).placement?.provider ?? (await viewOf(id)).waiting?.reason),
     );
     expect(outcomes.sort()).toEqual(['first', 'no_capacity', 'second']);
+  });
+
+  it("a run whose placement's append failed is placed again: its own earlier reservation does not hold the only place", async () => {
+    const runId = await createdRun();
+    let failures = 1;
+    /** The append of the first placement fails as a timed-out JetStream request would, after the reservation. */
+    const flaky = new (class extends RunCommandHandler {
+      override async execute(...args: Parameters<RunCommandHandler['execute']>): ReturnType<RunCommandHandler['execute']> {
+        if (args[2].type === 'DispatchRun' && failures-- > 0) {
+          throw new Error('the append timed out');
+        }
+        return super.execute(...args);
+      }
+    })(store);
+    const onePlace = replica([{ provider: 'first', regions: ['r1'], priority: 0, capacity: 1 }], 60_000, flaky);
+    onePlace.poke(await viewOf(runId));
+    await until(() => errors.some((e) => String(e).includes('the append timed out')));
+    expect(await typesOf(runId)).toEqual(['run.created']);
+    // The same replica, so its reservation from the failed drive is still held. Poked until placed: a poke
+    // while the failed drive still holds the run is a no-op.
+    const types = await eventually(async () => {
+      onePlace.poke(await viewOf(runId));
+      const seen = await typesOf(runId);
+      return seen.length >= 2 ? seen : undefined;
+    });
+    await onePlace.stop();
+    expect(types).toEqual(['run.created', 'run.dispatched']);
+    expect((await viewOf(runId)).placement).toMatchObject({ provider: 'first', region: 'r1' });
   });
 
   it('a replica holding a row from before a cancel does not submit the canceled run again', async () => {
