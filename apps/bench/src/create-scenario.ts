@@ -32,7 +32,7 @@ export function createLoad(url: string, token: string, seconds: number): autocan
 
 /**
  * POST /runs at 64 connections against raw JetStream publishes of the same bytes, same settings; with
- * `compare`, also against the framework floor. Only the run with `compare` carries the issue's targets.
+ * `compare`, also against the framework floor. Only a run with `compare`, not marked unjudged, carries the issue's targets.
  */
 export async function createThroughput(
   baseUrl: string,
@@ -45,7 +45,7 @@ export async function createThroughput(
   const load = await loadWithCpu(createLoad(`${baseUrl}/runs`, token, seconds), compare?.apiPid ?? process.pid);
   const { result, rate } = load;
   const raw = await rawPublishRate(natsUrl, seconds);
-  const judged = compare !== undefined;
+  const judged = compare !== undefined && compare.judged !== false;
   return [
     {
       scenario: 'create',
@@ -66,7 +66,7 @@ export async function createThroughput(
     },
     { scenario: 'create', metric: `non-2xx answers (${via})`, value: result.non2xx, unit: 'count' },
     { scenario: 'create', metric: `accepted (2xx) runs (${via})`, value: result['2xx'], unit: 'count' },
-    ...(compare ? againstFloor('create', load, compare.floor, via) : []),
+    ...(compare ? againstFloor('create', load, compare.floor, via, judged) : []),
   ];
 }
 

@@ -225,7 +225,13 @@ async function main(): Promise<void> {
       for (const worker of stack.instances('run-worker')) {
         await stack.kill(worker, 'SIGTERM');
       }
-      const alone = await createThroughput(apiUrl, token, env.natsUrl, seconds, 'straight to the api, worker stopped');
+      // Its CPU per create is set against the floor's too: the floor is measured with only its load
+      // generator beside it, as the api is here, while beside the worker every process shares the cores.
+      const alone = await createThroughput(apiUrl, token, env.natsUrl, seconds, 'straight to the api, worker stopped', {
+        apiPid,
+        floor: floorLoads!.create,
+        judged: false,
+      });
       figures.push(...alone);
       const accepted = alone.find((f) => f.metric.startsWith('accepted'))?.value ?? 0;
       const drainStarted = performance.now();

@@ -1,14 +1,16 @@
-import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 
 /**
- * How the raw consumer acknowledges: each message, as the projection's consumer does, or (`all-per-batch`)
- * one ack-all per 256 messages. The second is not safe for the projection (replicas share its durable
+ * How the raw consumer acknowledges: each message as it is taken (`each`: the client writes each
+ * acknowledgement to the socket on its own), each message but 256 at a time (`each-per-batch`: their
+ * acknowledgements go out in one write, as the projection's consumer settles a batch), or one ack-all per
+ * 256 messages (`all-per-batch`). The last is not safe for the projection (replicas share its durable
  * consumer, and an ack-all would acknowledge another replica's messages not yet stored): it is measured
  * to say what the acknowledgement of each message costs.
  */
-export type RawAcks = 'each' | 'all-per-batch';
+export type RawAcks = 'each' | 'each-per-batch' | 'all-per-batch';
 
-const ACK_ALL_EVERY = 256;
+const ACKS_PER_BATCH = 256;
 
 /**
  * Reads the first `total` messages of a stream's subject with a durable pull consumer and acknowledges
@@ -26,7 +28,7 @@ export async function rawConsumeRate(
   const durable = `bench_raw_consume_${Date.now()}`;
   await jsm.consumers.add(stream, {
     durable_name: durable,
-    ack_policy: acks === 'each' ? AckPolicy.Explicit : AckPolicy.All,
+    ack_policy: acks === 'all-per-batch' ? AckPolicy.All : AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: filterSubject,
     max_ack_pending: 1000,
@@ -35,10 +37,18 @@ export async function rawConsumeRate(
     const messages = await (await js.consumers.get(stream, durable)).consume({ max_messages: 256 });
     const started = performance.now();
     let taken = 0;
+    const held: JsMsg[] = [];
     for await (const message of messages) {
       taken += 1;
-      if (acks === 'each' || taken % ACK_ALL_EVERY === 0 || taken >= total) {
+      const batchEnds = taken % ACKS_PER_BATCH === 0 || taken >= total;
+      if (acks === 'each' || (acks === 'all-per-batch' && batchEnds)) {
         message.ack();
+      } else if (acks === 'each-per-batch') {
+        held.push(message);
+        if (batchEnds) {
+          // One synchronous loop: the client writes the acknowledgements queued in one tick together.
+          held.splice(0).forEach((m) => m.ack());
+        }
       }
       if (taken >= total) {
         break;
