@@ -9,6 +9,11 @@ export const FAN_OUT_ROUNDS = 3;
 
 /** How long all of a round's streams may take to open and read their first event. */
 const OPEN_PATIENCE_MS = 120_000;
+/**
+ * Streams being opened at once (their answer's headers not in yet). All 5,000 at once overflowed the
+ * server's accept queue on a slow machine, and the connects past undici's 10 s timeout failed the run.
+ */
+const OPENING_AT_ONCE = 256;
 
 /** A run whose stream the relay serves, and how to make it send one more event (its JSON, what the relay sends as `data`). */
 export interface FanOutRun {
@@ -121,12 +126,14 @@ export async function idleStreams(
     firstFailure ??= why;
   };
   const opened: Promise<void>[] = [];
+  const opening = new Slots(OPENING_AT_ONCE);
   for (let i = 0; i < connections; i++) {
     const controller = new AbortController();
     controllers.push(controller);
     opened.push(
       (async () => {
-        const res = await fetch(url, { headers, signal: controller.signal });
+        await opening.take();
+        const res = await fetch(url, { headers, signal: controller.signal }).finally(() => opening.give());
         if (!res.ok || !res.body) {
           fail(`HTTP ${res.status}: ${(await res.text().catch(() => '')).slice(0, 200)}`);
           return;
@@ -153,7 +160,7 @@ export async function idleStreams(
             arrivals.push(performance.now() - sentAt);
           }
         }
-      })().catch((error: unknown) => fail(String(error))),
+      })().catch((error: unknown) => fail(`${String(error)}${error instanceof Error && error.cause ? ` (${String(error.cause)})` : ''}`)),
     );
   }
   const giveUp = async (why: string): Promise<never> => {
@@ -186,4 +193,31 @@ export async function idleStreams(
     await Promise.all(opened);
   }
   return { perConnectionKiB: (after - before) / connections / 1024, deliveryMs: Math.max(...arrivals, 0), arrived: arrivals.length };
+}
+
+/** At most `size` holders at once; the others wait in order. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) {
+      next();
+    } else {
+      this.free++;
+    }
+  }
 }

@@ -383,9 +383,11 @@ async function main(): Promise<void> {
     if (only.has('quiet')) {
       const pids = new Map([...stack.processes].flatMap(([name, child]) => (child.pid ? [[name, child.pid] as const] : [])));
       const servers = serversOf(env);
-      const counts = async (): Promise<{ unfinished: number; running: number }> => {
+      const counts = async (among?: readonly string[]): Promise<{ unfinished: number; running: number }> => {
         const [row] = (await db.query(
-          `SELECT count(*) FILTER (WHERE NOT terminal) AS unfinished, count(*) FILTER (WHERE state = 'running') AS running FROM runs`,
+          `SELECT count(*) FILTER (WHERE NOT terminal) AS unfinished, count(*) FILTER (WHERE state = 'running') AS running FROM runs
+           WHERE $1::uuid[] IS NULL OR id = ANY($1::uuid[])`,
+          [among ?? null],
         )) as { unfinished: string; running: string }[];
         return { unfinished: Number(row?.unfinished ?? 0), running: Number(row?.running ?? 0) };
       };

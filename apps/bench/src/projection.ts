@@ -99,6 +99,8 @@ export async function projectionCatchUp(
     await consumer.stop();
 
     const rawRate = await rawBatchedInserts(databaseUrl, namespace, rows);
+    // Once unmeasured, so the first measured consume does not pay for reading the stream back in.
+    await rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length, 'all-per-batch');
     const eachWrittenAloneRate = await rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length);
     const consumeRate = await rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length, 'each-per-batch');
     const ackAllRate = await rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length, 'all-per-batch');
@@ -130,7 +132,7 @@ export async function projectionCatchUp(
       },
       {
         scenario: 'projection',
-        metric: `raw JetStream consume with one ack-all per 256 messages (what acknowledging each message costs; unsafe for replicas sharing a consumer)`,
+        metric: `raw JetStream consume with one ack-all per 256 messages, against the consume acknowledging each message in writes of 256 (what acknowledging each message costs; unsafe for replicas sharing a consumer)`,
         value: round(ackAllRate),
         unit: 'events/s',
         baseline: { what: 'raw consume, each message acknowledged, written together', value: round(consumeRate) },
@@ -138,10 +140,10 @@ export async function projectionCatchUp(
       },
       {
         scenario: 'projection',
-        metric: `catch-up against raw consume and raw batched inserts one after the other (what taking and storing each event costs at best)`,
+        metric: `catch-up against raw consume (acknowledgements written 256 together) and raw batched inserts one after the other (what taking and storing each event costs at best)`,
         value: round(catchUpRate),
         unit: 'events/s',
-        baseline: { what: '1 / (1 / raw consume + 1 / raw inserts)', value: round(floorRate) },
+        baseline: { what: '1 / (1 / raw consume, acknowledgements written together + 1 / raw inserts)', value: round(floorRate) },
         ratio: round(catchUpRate / floorRate, 3),
       },
       {

@@ -6,8 +6,8 @@ import type { Figure } from './figure';
 export interface QuietRunsSetup {
   readonly apiUrl: string;
   readonly token: string;
-  /** How many of the workspace's runs are unfinished, and how many running. */
-  readonly counts: () => Promise<{ unfinished: number; running: number }>;
+  /** How many of the workspace's runs (or of those named) are unfinished, and how many running. */
+  readonly counts: (among?: readonly string[]) => Promise<{ unfinished: number; running: number }>;
   /** CPU of the stack's processes and servers from now on. */
   readonly cpu: () => CpuUsage;
 }
@@ -42,9 +42,10 @@ async function untilCounts(
   setup: QuietRunsSetup,
   done: (c: { unfinished: number; running: number }) => boolean,
   what: string,
+  among?: readonly string[],
 ): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    if (done(await setup.counts())) {
+    if (done(await setup.counts(among))) {
       return;
     }
     await sleep(100);
@@ -76,7 +77,8 @@ export async function quietRunsCost(setup: QuietRunsSetup, total: number, second
   const idle = await cpuPerSecond(setup, seconds);
   const ids = await createQuiet(setup, total);
   try {
-    await untilCounts(setup, (c) => c.running >= before + total, `${total} quiet runs to be running`);
+    // Counted among the quiet runs themselves: an earlier scenario's ten-minute run may end meanwhile.
+    await untilCounts(setup, (c) => c.running >= total, `${total} quiet runs to be running`, ids);
     await sleep(QUIET_SETTLE_MS);
     const quiet = await cpuPerSecond(setup, seconds);
     const per1000 = (ms: number): number => Math.round(((ms * 1000) / total) * 100) / 100;
@@ -102,12 +104,12 @@ export async function quietRunsCost(setup: QuietRunsSetup, total: number, second
       },
     ];
   } finally {
-    await cancelAll(setup, ids, before);
+    await cancelAll(setup, ids);
   }
 }
 
-/** Cancels the quiet runs and waits until only the `othersLeft` runs of earlier scenarios are unfinished. */
-async function cancelAll(setup: QuietRunsSetup, ids: string[], othersLeft: number): Promise<void> {
+/** Cancels the quiet runs and waits until none of them is unfinished. */
+async function cancelAll(setup: QuietRunsSetup, ids: string[]): Promise<void> {
   const queue = [...ids];
   const worker = async (): Promise<void> => {
     for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
@@ -115,7 +117,7 @@ async function cancelAll(setup: QuietRunsSetup, ids: string[], othersLeft: numbe
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));
-  await untilCounts(setup, (c) => c.unfinished <= othersLeft, 'the quiet runs to be canceled');
+  await untilCounts(setup, (c) => c.unfinished === 0, 'the quiet runs to be canceled', ids);
 }
 
 /** The longest gap between two looks is 5 s by default, reached 6.2 s after a run starts. */
