@@ -402,15 +402,19 @@ describe('reconciler steps: intent before effect, refusals, re-submits, confirme
     onePlace.poke(await viewOf(runId));
     await until(() => errors.some((e) => String(e).includes('the append timed out')));
     expect(await typesOf(runId)).toEqual(['run.created']);
-    // The same replica, so its reservation from the failed drive is still held. Poked until placed: a poke
-    // while the failed drive still holds the run is a no-op.
+    // The same replica, so its reservation from the failed drive is still held. Poked while queued: a poke
+    // while the failed drive still holds the run drives nothing now (and once placed, a poke would observe).
     const types = await eventually(async () => {
-      onePlace.poke(await viewOf(runId));
+      const view = await viewOf(runId);
+      if (view.state === 'queued') {
+        onePlace.poke(view);
+      }
       const seen = await typesOf(runId);
       return seen.length >= 2 ? seen : undefined;
     });
     await onePlace.stop();
-    expect(types).toEqual(['run.created', 'run.dispatched']);
+    expect(types.slice(0, 2)).toEqual(['run.created', 'run.dispatched']);
+    expect(types).not.toContain('run.waiting');
     expect((await viewOf(runId)).placement).toMatchObject({ provider: 'first', region: 'r1' });
   });
 
