@@ -225,8 +225,8 @@ async function main(): Promise<void> {
       for (const worker of stack.instances('run-worker')) {
         await stack.kill(worker, 'SIGTERM');
       }
-      // Its CPU per create is set against the floor's too: the floor is measured with only its load
-      // generator beside it, as the api is here, while beside the worker every process shares the cores.
+      // Its CPU per create is set against the floor's too, both driven as fast as they answer without the
+      // worker beside them (the api still drives the servers; the floor has none), without a target.
       const alone = await createThroughput(apiUrl, token, env.natsUrl, seconds, 'straight to the api, worker stopped', {
         apiPid,
         floor: floorLoads!.create,
