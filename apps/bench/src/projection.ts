@@ -14,7 +14,7 @@ import { migrate, openDatabase } from '@wrs/persistence';
 import { PROJECTION_BATCHING, RunProjection } from '@wrs/projection';
 import { Client } from 'pg';
 import { cleanUp } from './clean-up';
-import { rawConsumeRate } from './raw-consume';
+import { rawConsumeRate, type RawAcks } from './raw-consume';
 import type { Figure } from './scenarios';
 import { percentile, round } from './stats';
 import { atLeast, below } from './target';
@@ -99,11 +99,13 @@ export async function projectionCatchUp(
     await consumer.stop();
 
     const rawRate = await rawBatchedInserts(databaseUrl, namespace, rows);
+    const consume = (acks: RawAcks): Promise<number> =>
+      rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length, acks);
     // Once unmeasured, so the first measured consume does not pay for reading the stream back in.
-    await rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length, 'all-per-batch');
-    const eachWrittenAloneRate = await rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length);
-    const consumeRate = await rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length, 'each-per-batch');
-    const ackAllRate = await rawConsumeRate(js, jsm, names.eventsStream, names.allRunEvents(), rows.length, 'all-per-batch');
+    await consume('all-per-batch');
+    const eachWrittenAloneRate = await consume('each');
+    const consumeRate = await consume('each-per-batch');
+    const ackAllRate = await consume('all-per-batch');
     // Taking each event out of JetStream and storing it, one after the other: a catch-up pays both.
     const floorRate = 1 / (1 / consumeRate + 1 / rawRate);
     return [
