@@ -31,7 +31,7 @@ export interface StatementBreakdown {
   readonly top: readonly StatementPerRun[];
   readonly rest: StatementPerRun;
   readonly total: StatementPerRun;
-  /** Per run: commits, rollbacks, WAL flushes (fsyncs) and WAL bytes, server-wide. */
+  /** Per run: commits, rollbacks, WAL flushes (fsyncs), WAL bytes and sessions opened, server-wide. */
   readonly server: ServerCounters;
 }
 
@@ -44,6 +44,8 @@ export interface ServerCounters {
   readonly rollbacks: number;
   readonly walSyncs: number;
   readonly walBytes: number;
+  /** Connections opened: each is a backend forked, and its named statements prepared and planned anew. */
+  readonly sessions: number;
 }
 
 /** What one window counted. */
@@ -76,7 +78,13 @@ export function sumWindows(windows: readonly StatementWindow[]): StatementWindow
   const server = (key: keyof ServerCounters): number => windows.reduce((sum, w) => sum + w.server[key], 0);
   return {
     statements: [...byId.values()],
-    server: { commits: server('commits'), rollbacks: server('rollbacks'), walSyncs: server('walSyncs'), walBytes: server('walBytes') },
+    server: {
+      commits: server('commits'),
+      rollbacks: server('rollbacks'),
+      walSyncs: server('walSyncs'),
+      walBytes: server('walBytes'),
+      sessions: server('sessions'),
+    },
   };
 }
 
@@ -113,6 +121,7 @@ export function breakdownPerRun(at: string, window: StatementWindow, runs: numbe
       rollbacks: round(window.server.rollbacks / runs, 3),
       walSyncs: round(window.server.walSyncs / runs, 3),
       walBytes: Math.round(window.server.walBytes / runs),
+      sessions: round(window.server.sessions / runs, 4),
     },
   };
 }
@@ -124,7 +133,7 @@ export function statementsTable(b: StatementBreakdown): string {
     return `| ${query} | ${s.callsPerRun} | ${s.msPerRun} | ${s.planMsPerRun} | ${s.rowsPerRun} | ${s.walBytesPerRun} |`;
   };
   return [
-    `Postgres statements per run ${b.at} (\`pg_stat_statements\`, reset before each CPU-per-run window, summed over ${b.runs} runs; time is the backend's execution plus planning, wall time, so a busy box inflates it). Server-wide per run: ${b.server.commits} commits, ${b.server.rollbacks} rollbacks, ${b.server.walSyncs} WAL flushes (fsync), ${b.server.walBytes} WAL bytes; a commit's flush is in no statement's time.`,
+    `Postgres statements per run ${b.at} (\`pg_stat_statements\`, reset before each CPU-per-run window, summed over ${b.runs} runs; time is the backend's execution plus planning, wall time, so a busy box inflates it). Server-wide per run: ${b.server.commits} commits, ${b.server.rollbacks} rollbacks, ${b.server.walSyncs} WAL flushes (fsync), ${b.server.walBytes} WAL bytes, ${b.server.sessions} sessions opened; a commit's flush is in no statement's time.`,
     '',
     '| statement | calls per run | ms per run | of which planning | rows per run | WAL bytes per run |',
     '|---|---|---|---|---|---|',
@@ -139,7 +148,7 @@ export function statementsTable(b: StatementBreakdown): string {
  * that does not (a shared server), so the bench runs on without the breakdown.
  */
 export class StatementStats {
-  private serverAtReset: ServerCounters = { commits: 0, rollbacks: 0, walSyncs: 0, walBytes: 0 };
+  private serverAtReset: ServerCounters = { commits: 0, rollbacks: 0, walSyncs: 0, walBytes: 0, sessions: 0 };
 
   private constructor(private readonly client: Client) {}
 
@@ -168,14 +177,20 @@ export class StatementStats {
     const since = (key: keyof ServerCounters): number => now[key] - this.serverAtReset[key];
     return {
       statements,
-      server: { commits: since('commits'), rollbacks: since('rollbacks'), walSyncs: since('walSyncs'), walBytes: since('walBytes') },
+      server: {
+        commits: since('commits'),
+        rollbacks: since('rollbacks'),
+        walSyncs: since('walSyncs'),
+        walBytes: since('walBytes'),
+        sessions: since('sessions'),
+      },
     };
   }
 
   private async serverCounters(): Promise<ServerCounters> {
-    const { rows } = await this.client.query<{ commits: string; rollbacks: string; wal_sync: string; wal_bytes: string }>(
+    const { rows } = await this.client.query<{ commits: string; rollbacks: string; sessions: string; wal_sync: string; wal_bytes: string }>(
       `SELECT (SELECT sum(xact_commit) FROM pg_stat_database)::text AS commits, (SELECT sum(xact_rollback) FROM pg_stat_database)::text AS rollbacks,
-              wal_sync::text, wal_bytes::text FROM pg_stat_wal`,
+              (SELECT sum(sessions) FROM pg_stat_database)::text AS sessions, wal_sync::text, wal_bytes::text FROM pg_stat_wal`,
     );
     const row = rows[0]!;
     return {
@@ -183,6 +198,7 @@ export class StatementStats {
       rollbacks: Number(row.rollbacks),
       walSyncs: Number(row.wal_sync),
       walBytes: Number(row.wal_bytes),
+      sessions: Number(row.sessions),
     };
   }
 

@@ -18,7 +18,7 @@ const counters = (
   ...extra,
 });
 
-const server = (commits: number, walSyncs = 0): ServerCounters => ({ commits, rollbacks: 1, walSyncs, walBytes: 100 });
+const server = (commits: number, walSyncs = 0): ServerCounters => ({ commits, rollbacks: 1, walSyncs, walBytes: 100, sessions: 3 });
 
 describe("Postgres's statements per run (pg_stat_statements over the CPU-per-run windows)", () => {
   it("adds up the windows by statement, and the server's counters", () => {
@@ -30,7 +30,7 @@ describe("Postgres's statements per run (pg_stat_statements over the CPU-per-run
       { queryid: '1', query: 'COMMIT', calls: 150, execMs: 30, planMs: 0.5, plans: 3, rows: 150, walBytes: 1500 },
       counters('2', 'SELECT 1', 10, 1),
     ]);
-    expect(summed.server).toEqual({ commits: 150, rollbacks: 2, walSyncs: 130, walBytes: 200 });
+    expect(summed.server).toEqual({ commits: 150, rollbacks: 2, walSyncs: 130, walBytes: 200, sessions: 6 });
   });
 
   it('puts each statement on one line and cuts a long one', () => {
@@ -68,14 +68,14 @@ describe("Postgres's statements per run (pg_stat_statements over the CPU-per-run
       walBytesPerRun: 0,
     });
     expect(b.total).toMatchObject({ query: 'all 4 statements', callsPerRun: 5.2, msPerRun: 0.93 });
-    expect(b.server).toEqual({ commits: 2.5, rollbacks: 0.01, walSyncs: 1.8, walBytes: 1 });
+    expect(b.server).toEqual({ commits: 2.5, rollbacks: 0.01, walSyncs: 1.8, walBytes: 1, sessions: 0.03 });
   });
 
   it('writes one table row per statement, escaping what would break the table', () => {
     const window = { statements: [counters('1', 'SELECT a || b FROM `t`', 100, 10)], server: server(300, 200) };
     const lines = statementsTable(breakdownPerRun('at 100 runs/s', window, 100)).split('\n');
     expect(lines[0]).toContain('at 100 runs/s');
-    expect(lines[0]).toContain('3 commits, 0.01 rollbacks, 2 WAL flushes (fsync), 1 WAL bytes');
+    expect(lines[0]).toContain('3 commits, 0.01 rollbacks, 2 WAL flushes (fsync), 1 WAL bytes, 0.03 sessions opened');
     expect(lines.slice(2)).toEqual([
       '| statement | calls per run | ms per run | of which planning | rows per run | WAL bytes per run |',
       '|---|---|---|---|---|---|',

@@ -32,7 +32,7 @@ export class RunWaits implements BeforeApplicationShutdown {
       return run;
     }
     // Registered before the read: an ending after the read wakes the wait, one before it shows in the read.
-    const wait = this.endings.wait(run.runId, seconds * 1000);
+    const wait = this.endings.wait(run.workspaceId, run.runId, seconds * 1000);
     const drop = (): void => wait.drop();
     clientGone.addEventListener('abort', drop, { once: true });
     this.stopping.signal.addEventListener('abort', drop, { once: true });
@@ -49,12 +49,36 @@ export class RunWaits implements BeforeApplicationShutdown {
       wait.drop();
       return current;
     }
-    const ended = await wait.ended;
+    // The run's subscription reached the server before the read, but an ending published just before it
+    // may still have been on its way into the stream when the read was answered: in neither. One more
+    // read a moment later finds it, unless the wait has settled by then.
+    const early = await settledWithin(wait.ended, READ_AGAIN_AFTER_MS);
+    if (early === undefined) {
+      const again = await this.unprojected.find(run.workspaceId, run.runId);
+      if (again?.terminal) {
+        wait.drop();
+        return again;
+      }
+    }
+    const ended = early ?? (await wait.ended);
     if (!ended && clientGone.aborted) {
       return current;
     }
     // Ended, or N seconds passed: the run as it is now (a run that did not end may still have moved on).
     return (await this.unprojected.find(run.workspaceId, run.runId)) ?? current;
+  }
+}
+
+/** How long after its first read a waited run is read once more (see `waited`). */
+export const READ_AGAIN_AFTER_MS = 250;
+
+/** The promise's value if it settles within `ms`, else undefined (the timer is cleared either way). */
+async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
