@@ -86,8 +86,30 @@ describe('RunEndings against real NATS: a subscription per waited run, none othe
     expect(await received()).toBe(before + 1);
     // Both settled: the run's subscription is gone, and its later events pass this process by.
     expect(endings.subscriptions).toBe(0);
-    await store.append('ws-endings', waited, [succeeded], await store.version('ws-endings', waited), randomUUID()).catch(() => undefined);
+    await own.flush(); // the unsubscribe has reached the server before the next append
+    await store.append(
+      'ws-endings',
+      waited,
+      [{ type: 'run.log', data: { index: 0, stream: 'stdout', line: 'late', at } }],
+      await store.version('ws-endings', waited),
+      randomUUID(),
+    );
     expect(await received()).toBe(before + 1);
+  });
+
+  it('a non-terminal event of the waited run does not wake its waiters', async () => {
+    const runId = await run();
+    const wait = endings.wait('ws-endings', runId, 30_000);
+    await store.append(
+      'ws-endings',
+      runId,
+      [{ type: 'run.log', data: { index: 0, stream: 'stdout', line: 'x', at } }],
+      await store.version('ws-endings', runId),
+      randomUUID(),
+    );
+    expect(await settlesWithin(1_000, wait.ended)).toBe('still waiting');
+    await end(runId);
+    expect(await settlesWithin(10_000, wait.ended)).toBe(true);
   });
 
   it("keeps a run's subscription while one of its waiters remains, and ends it with the last", async () => {
@@ -108,5 +130,19 @@ describe('RunEndings against real NATS: a subscription per waited run, none othe
     expect(await settlesWithin(10_000, wait.ended)).toBe(false);
     expect(endings.subscriptions).toBe(0);
     expect(endings.waiting).toBe(0);
+  });
+
+  it('stop ends every wait with false and its subscription; a wait begun after stop ends at once, subscribing to nothing', async () => {
+    const stopping = new RunEndings(own, new StreamNames(env.namespace));
+    stopping.start();
+    const runId = await run();
+    const wait = stopping.wait('ws-endings', runId, 30_000);
+    expect(stopping.subscriptions).toBe(1);
+    await stopping.stop();
+    expect(await wait.ended).toBe(false);
+    expect(stopping.subscriptions).toBe(0);
+    const late = stopping.wait('ws-endings', runId, 30_000);
+    expect(await settlesWithin(1_000, late.ended)).toBe(false);
+    expect(stopping.subscriptions).toBe(0);
   });
 });

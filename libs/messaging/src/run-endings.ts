@@ -24,12 +24,14 @@ export interface RunEndWait {
 /**
  * Tells waiters when a run ends. A core NATS subscription on a run's own subject while somebody waits
  * for it, and one ticker for all deadlines, per process: a process where nobody waits receives no
- * event at all (a subscription on every run's events cost each api about 0.4 ms of CPU per run, and
- * NATS 0.2, at 100 runs/s). An event missed over a reconnect only makes its waiters wait their full time.
+ * event at all (one subscription on every run's events made each api receive each event of every run:
+ * docs/performance.md, "2026-11-27 08:00 UTC"). A subscription hears an event before the stream
+ * stores it, and misses one over a reconnect: waiters look at the run themselves too (the api's RunWaits).
  */
 export class RunEndings {
   private readonly watched = new Map<string, WatchedRun>();
   private ticker: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -44,9 +46,13 @@ export class RunEndings {
 
   /**
    * Waits up to `timeoutMs` for the run's terminal event. Register before reading the run's state on
-   * the same connection: the subscription then reaches the server before the read does.
+   * the same connection: the subscription then reaches this process's NATS server before the read does.
    */
   wait(workspaceId: string, runId: string, timeoutMs: number): RunEndWait {
+    if (this.stopped) {
+      // No ticker any more to end it: a wait begun now ends at once, with no subscription.
+      return { ended: Promise.resolve(false), drop: () => undefined };
+    }
     let waiter!: Waiter;
     const ended = new Promise<boolean>((resolve) => {
       waiter = { deadlineMs: Date.now() + timeoutMs, resolve };
@@ -72,6 +78,7 @@ export class RunEndings {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.ticker);
     for (const [subject, run] of this.watched) {
       for (const waiter of run.waiters) {

@@ -3,7 +3,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { RunEvent, RunView } from '@wrs/domain';
 import { connectNats, ensureStreams, RunEndings, RunEventStore, StreamNames } from '@wrs/messaging';
-import { isolatedEnvironment, settlesWithin, type IsolatedEnvironment } from '@wrs/testing';
+import { eventually, isolatedEnvironment, settlesWithin, type IsolatedEnvironment } from '@wrs/testing';
 import { RunWaits } from './run-waits';
 import { UnprojectedRuns } from './unprojected-runs';
 
@@ -11,25 +11,38 @@ const at = '2026-11-27T08:00:00.000Z';
 const placement = { provider: 'simulator', region: 'local-1', reason: 'as requested', candidates: [] };
 
 /**
- * Its first read answered before the run's end was stored: what a read meets when the end is published
- * just before the run's subscription reaches the server and stored just after the read is answered (a
- * race no test can time; here the read is made to come first).
+ * Reads that lag the stream as a read can: the first `staleFinds` answer `before` (what a read meets when
+ * the run's end is published just before its subscription reaches the server, or heard before the stream
+ * stored it: races no test can time, so here the reads are made to come first), and the first
+ * `failedLooks` looks at its last sequence fail as over a reconnect.
  */
-class FirstReadBeforeTheEnd extends UnprojectedRuns {
-  private first: RunView | null | undefined;
-
-  constructor(store: RunEventStore, before: RunView | null) {
+class LaggingReads extends UnprojectedRuns {
+  constructor(
+    store: RunEventStore,
+    private readonly before: RunView | null,
+    private staleFinds: number,
+    private failedLooks = 0,
+  ) {
     super(store);
-    this.first = before;
   }
 
+  finds = 0;
+
   override async find(workspaceId: string, runId: string): Promise<RunView | null> {
-    if (this.first !== undefined) {
-      const before = this.first;
-      this.first = undefined;
-      return before;
+    this.finds++;
+    if (this.staleFinds > 0) {
+      this.staleFinds--;
+      return this.before;
     }
     return super.find(workspaceId, runId);
+  }
+
+  override async lastSequence(workspaceId: string, runId: string): Promise<number> {
+    if (this.failedLooks > 0) {
+      this.failedLooks--;
+      throw new Error('timed out');
+    }
+    return super.lastSequence(workspaceId, runId);
   }
 }
 
@@ -56,7 +69,7 @@ describe('Prefer: wait when the run ended in the moment its wait began (real NAT
     await env.cleanup();
   });
 
-  it('an end in neither the first read nor the subscription is found by the read a moment later, not after the full wait', async () => {
+  const running = async (): Promise<RunView> => {
     const runId = randomUUID();
     const events: RunEvent[] = [
       {
@@ -75,9 +88,11 @@ describe('Prefer: wait when the run ended in the moment its wait began (real NAT
       { type: 'run.started', data: { at } },
     ];
     await store.append('ws-waits', runId, events, 0, randomUUID());
-    const running = await new UnprojectedRuns(store).find('ws-waits', runId);
-    expect(running).toMatchObject({ state: 'running', terminal: false });
-    // Ended before the wait subscribes, so its subscription never sees the end.
+    const view = await new UnprojectedRuns(store).find('ws-waits', runId);
+    expect(view).toMatchObject({ state: 'running', terminal: false });
+    return view!;
+  };
+  const end = async (runId: string): Promise<void> => {
     await store.append(
       'ws-waits',
       runId,
@@ -85,10 +100,48 @@ describe('Prefer: wait when the run ended in the moment its wait began (real NAT
       await store.version('ws-waits', runId),
       randomUUID(),
     );
-    const waits = new RunWaits(endings, new FirstReadBeforeTheEnd(store, running));
-    const answer = await settlesWithin(10_000, waits.settled(running!, 60, new AbortController().signal));
-    expect(answer).toMatchObject({ runId, state: 'succeeded', terminal: true });
+  };
+  const ongoing = () => new AbortController().signal;
+
+  it('an end in neither the first read nor the subscription is found by the wait looking itself, not after the full wait', async () => {
+    const run = await running();
+    // Ended before the wait subscribes, so its subscription never hears the end; its first read lags.
+    await end(run.runId);
+    const waits = new RunWaits(endings, new LaggingReads(store, run, 1));
+    const answer = await settlesWithin(10_000, waits.settled(run, 60, ongoing()));
+    expect(answer).toMatchObject({ runId: run.runId, state: 'succeeded', terminal: true });
     expect(endings.waiting).toBe(0);
+    expect(endings.subscriptions).toBe(0);
+  });
+
+  it('woken by the end before the stream shows it, the wait reads until it does: never a run that has not ended', async () => {
+    const run = await running();
+    // The first read and the two after the wake-up do not show the end yet.
+    const reads = new LaggingReads(store, run, 3);
+    const answer = settlesWithin(10_000, new RunWaits(endings, reads).settled(run, 60, ongoing()));
+    await eventually(() => Promise.resolve(endings.waiting === 1 || undefined), 10_000, 'the wait to begin');
+    await end(run.runId);
+    expect(await answer).toMatchObject({ runId: run.runId, state: 'succeeded', terminal: true });
+    expect(reads.finds).toBe(4);
+  });
+
+  it('a look that fails leaves the wait waiting, and the end still answers it', async () => {
+    const run = await running();
+    const waits = new RunWaits(endings, new LaggingReads(store, run, 0, 1));
+    const answer = settlesWithin(10_000, waits.settled(run, 60, ongoing()));
+    // Past the first look (at 0.25 s), which fails.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await end(run.runId);
+    expect(await answer).toMatchObject({ runId: run.runId, state: 'succeeded', terminal: true });
+  });
+
+  it('a client gone before the wait begins is answered at once, without a subscription', async () => {
+    const run = await running();
+    const gone = new AbortController();
+    gone.abort();
+    const reads = new LaggingReads(store, run, 0);
+    expect(await settlesWithin(1_000, new RunWaits(endings, reads).settled(run, 60, gone.signal))).toBe(run);
+    expect(reads.finds).toBe(0);
     expect(endings.subscriptions).toBe(0);
   });
 });

@@ -87,6 +87,10 @@ export class RunsController {
     }
     const clientGone = new AbortController();
     res.once('close', () => clientGone.abort());
+    // A client that left while the run was being created or read closed the response before the listener.
+    if (res.closed || res.destroyed) {
+      clientGone.abort();
+    }
     const settled = await this.waits.settled(run, seconds, clientGone.signal);
     res.setHeader('Preference-Applied', `wait=${seconds}`);
     return settled;

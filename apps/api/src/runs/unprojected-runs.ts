@@ -15,4 +15,9 @@ export class UnprojectedRuns {
     const { state, version, stateVersion } = foldSequenced(events);
     return state ? toRunView(state, version, stateVersion) : null;
   }
+
+  /** The sequence of the run's last event (0 for none): one direct get, cheaper than `find`. */
+  lastSequence(workspaceId: string, runId: string): Promise<number> {
+    return this.events.version(workspaceId, runId);
+  }
 }
