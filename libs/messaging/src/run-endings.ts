@@ -25,8 +25,9 @@ export interface RunEndWait {
  * Tells waiters when a run ends. A core NATS subscription on a run's own subject while somebody waits
  * for it, and one ticker for all deadlines, per process: a process where nobody waits receives no
  * event at all (one subscription on every run's events made each api receive each event of every run:
- * docs/performance.md, "2026-11-27 08:00 UTC"). A subscription hears an event before the stream
- * stores it, and misses one over a reconnect: waiters look at the run themselves too (the api's RunWaits).
+ * docs/performance.md, "2026-11-27 08:00 UTC"). A subscription hears an event before the stream stores
+ * it (and one the stream refuses), and misses one over a reconnect: a heard end is a hint, and waiters
+ * look at the run themselves too (the api's RunWaits).
  */
 export class RunEndings {
   private readonly watched = new Map<string, WatchedRun>();
@@ -63,7 +64,7 @@ export class RunEndings {
     return { ended, drop: () => this.settle(subject, waiter, false) };
   }
 
-  /** Waits under way (a gauge for operators, and what tests look at). */
+  /** Waits under way (what tests look at). */
   get waiting(): number {
     let count = 0;
     for (const run of this.watched.values()) {

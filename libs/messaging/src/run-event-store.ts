@@ -39,6 +39,14 @@ export class RunEventStore {
     return last?.seq ?? 0;
   }
 
+  /** The run's last stored event, or null when it has none: one message get. */
+  async last(workspaceId: string, runId: string): Promise<StreamRunEvent | null> {
+    const message = await this.jsm.streams.getMessage(this.names.eventsStream, {
+      last_by_subj: this.names.runEvents(workspaceId, runId),
+    });
+    return message ? runEventFrom(message.subject, message.seq, message.data, message.header) : null;
+  }
+
   /** The run event stored at a stream sequence, or null if the stream holds none there (any more). */
   async bySeq(seq: number): Promise<StreamRunEvent | null> {
     const message = await this.jsm.streams.getMessage(this.names.eventsStream, { seq });

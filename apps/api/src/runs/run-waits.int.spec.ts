@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { RunEvent, RunView } from '@wrs/domain';
-import { connectNats, ensureStreams, RunEndings, RunEventStore, StreamNames } from '@wrs/messaging';
+import { connectNats, decodeRunEvent, ensureStreams, RunEndings, RunEventStore, StreamNames } from '@wrs/messaging';
 import { eventually, isolatedEnvironment, settlesWithin, type IsolatedEnvironment } from '@wrs/testing';
 import { RunWaits } from './run-waits';
 import { UnprojectedRuns } from './unprojected-runs';
@@ -14,7 +14,7 @@ const placement = { provider: 'simulator', region: 'local-1', reason: 'as reques
  * Reads that lag the stream as a read can: the first `staleFinds` answer `before` (what a read meets when
  * the run's end is published just before its subscription reaches the server, or heard before the stream
  * stored it: races no test can time, so here the reads are made to come first), and the first
- * `failedLooks` looks at its last sequence fail as over a reconnect.
+ * `failedLooks` looks at its last event fail as over a reconnect.
  */
 class LaggingReads extends UnprojectedRuns {
   constructor(
@@ -37,12 +37,16 @@ class LaggingReads extends UnprojectedRuns {
     return super.find(workspaceId, runId);
   }
 
-  override async lastSequence(workspaceId: string, runId: string): Promise<number> {
+  get looksLeftToFail(): number {
+    return this.failedLooks;
+  }
+
+  override async hasEnded(workspaceId: string, runId: string): Promise<boolean> {
     if (this.failedLooks > 0) {
       this.failedLooks--;
       throw new Error('timed out');
     }
-    return super.lastSequence(workspaceId, runId);
+    return super.hasEnded(workspaceId, runId);
   }
 }
 
@@ -51,10 +55,11 @@ describe('Prefer: wait when the run ended in the moment its wait began (real NAT
   let nc: NatsConnection;
   let store: RunEventStore;
   let endings: RunEndings;
+  let names: StreamNames;
 
   beforeAll(async () => {
     env = await isolatedEnvironment();
-    const names = new StreamNames(env.namespace);
+    names = new StreamNames(env.namespace);
     nc = await connectNats(env.natsUrl, 'run-waits-test');
     const jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, names);
@@ -127,10 +132,36 @@ describe('Prefer: wait when the run ended in the moment its wait began (real NAT
 
   it('a look that fails leaves the wait waiting, and the end still answers it', async () => {
     const run = await running();
-    const waits = new RunWaits(endings, new LaggingReads(store, run, 0, 1));
-    const answer = settlesWithin(10_000, waits.settled(run, 60, ongoing()));
-    // Past the first look (at 0.25 s), which fails.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    const reads = new LaggingReads(store, run, 0, 1);
+    const answer = settlesWithin(10_000, new RunWaits(endings, reads).settled(run, 60, ongoing()));
+    await eventually(() => Promise.resolve(reads.looksLeftToFail === 0 || undefined), 10_000, 'the first look, which fails');
+    await end(run.runId);
+    expect(await answer).toMatchObject({ runId: run.runId, state: 'succeeded', terminal: true });
+  });
+
+  it('an end heard but refused by the stream (an append that lost a race) does not end the wait: the real end does', async () => {
+    const run = await running();
+    const reads = new LaggingReads(store, run, 0);
+    const answer = settlesWithin(15_000, new RunWaits(endings, reads).settled(run, 60, ongoing()));
+    await eventually(() => Promise.resolve(endings.waiting === 1 || undefined), 10_000, 'the wait to begin');
+    // Published on the run's subject, so its subscription hears it, but refused: it expects an older last event.
+    const heard = nc.subscribe(names.runEvents('ws-waits', run.runId), { max: 1 });
+    await nc.flush();
+    await expect(
+      store.append(
+        'ws-waits',
+        run.runId,
+        [{ type: 'run.failed', data: { failure: { code: 'provider_error', message: 'x' }, exitCode: null, at } }],
+        1,
+        randomUUID(),
+      ),
+    ).rejects.toThrow();
+    for await (const message of heard) {
+      expect(decodeRunEvent(message.data).event.type).toBe('run.failed'); // heard, though never stored
+    }
+    // Past every quick look after the hint (1.55 s in all), the wait still waits, listening again.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await eventually(() => Promise.resolve(endings.waiting === 1 || undefined), 10_000, 'the wait to listen again');
     await end(run.runId);
     expect(await answer).toMatchObject({ runId: run.runId, state: 'succeeded', terminal: true });
   });

@@ -25,86 +25,100 @@ export class RunWaits implements BeforeApplicationShutdown {
   /**
    * The run when it is terminal or `seconds` have passed, whichever comes first (or the client went
    * away, or the api began to stop). Read from its events, not the projection, so a projection that
-   * lags cannot hide the end.
+   * lags cannot hide the end. A read that fails while waiting leaves the run as last read: a wait
+   * answers with a run, never with an error.
    */
   async settled(run: RunView, seconds: number, clientGone: AbortSignal): Promise<RunView> {
     if (run.terminal || seconds === 0 || clientGone.aborted || this.stopping.signal.aborted) {
       return run;
     }
+    const deadlineMs = Date.now() + seconds * 1000;
     // Registered before the read, on the same connection: the run's subscription reaches this api's NATS
-    // server first. Its end can still pass both by (see `waited`), so the wait also looks for itself.
-    const wait = this.endings.wait(run.workspaceId, run.runId, seconds * 1000);
-    const drop = (): void => wait.drop();
+    // server first. An end can still pass both by (see `waited`), so the wait also looks for itself.
+    const listening = { wait: this.endings.wait(run.workspaceId, run.runId, seconds * 1000) };
+    const drop = (): void => listening.wait.drop();
     clientGone.addEventListener('abort', drop, { once: true });
     this.stopping.signal.addEventListener('abort', drop, { once: true });
     try {
-      return await this.waited(run, wait, clientGone);
+      const current = (await this.read(run)) ?? run;
+      if (current.terminal) {
+        return current;
+      }
+      return await this.waited(run, current, deadlineMs, listening, clientGone);
     } finally {
-      wait.drop();
+      listening.wait.drop();
       clientGone.removeEventListener('abort', drop);
       this.stopping.signal.removeEventListener('abort', drop);
     }
   }
 
   /**
-   * A core subscription hears an event as it reaches NATS, before the stream stores it, and only once the
-   * subscription has reached the publisher's server (in a cluster, a moment after this api's). So an end
-   * published just before the subscription, or stored after a read, can pass both the read and the
-   * subscription by: the wait looks at the run's last sequence itself now and then (`LOOKS_MS`), and
-   * reads the run when it moved. Woken by the end, it reads until the stream shows it.
+   * A core subscription hears an event as it reaches NATS: before the stream stores it, and also one the
+   * stream then refuses (an append that lost a race). And in a cluster a new subscription reaches the
+   * publisher's server a moment after this api's. So a heard end is a hint: the wait looks at the run's
+   * last stored event, soon and then less often (`HEARD_MS`), and listens again. Unheard, it looks now and
+   * then anyway (`LOOKS_MS`), for an end that passed both its first read and its subscription by. A look is
+   * one message get; the run is read only once its last event ends it.
    */
-  private async waited(run: RunView, wait: RunEndWait, clientGone: AbortSignal): Promise<RunView> {
-    let current = (await this.unprojected.find(run.workspaceId, run.runId)) ?? run;
-    if (current.terminal) {
-      return current;
-    }
-    for (let look = 0; ; look++) {
-      const ended = await settledWithin(wait.ended, LOOKS_MS[Math.min(look, LOOKS_MS.length - 1)]!);
-      if (ended === false) {
-        // N seconds passed, or the client went away, or the api began to stop.
-        return clientGone.aborted ? current : ((await this.unprojected.find(run.workspaceId, run.runId)) ?? current);
-      }
-      if (ended === true) {
-        return this.onceStored(run, current);
-      }
-      current = await this.readIfMoved(run, current);
-      if (current.terminal) {
-        return current;
-      }
-    }
-  }
-
-  /** The run read again if its last sequence moved; a failed look leaves the wait as it was. */
-  private async readIfMoved(run: RunView, current: RunView): Promise<RunView> {
-    try {
-      if ((await this.unprojected.lastSequence(run.workspaceId, run.runId)) === current.version) {
-        return current;
-      }
-      return (await this.unprojected.find(run.workspaceId, run.runId)) ?? current;
-    } catch {
-      return current;
-    }
-  }
-
-  /** Woken by the run's end: read until the stream has stored it (briefly; then the run as it is). */
-  private async onceStored(run: RunView, current: RunView): Promise<RunView> {
-    let latest = current;
-    for (const pauseMs of STORED_PAUSES_MS) {
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-      latest = (await this.unprojected.find(run.workspaceId, run.runId)) ?? latest;
-      if (latest.terminal) {
+  private async waited(
+    run: RunView,
+    first: RunView,
+    deadlineMs: number,
+    listening: { wait: RunEndWait },
+    clientGone: AbortSignal,
+  ): Promise<RunView> {
+    let current = first;
+    let schedule = LOOKS_MS;
+    let look = 0;
+    for (;;) {
+      const left = deadlineMs - Date.now();
+      if (left <= 0) {
         break;
       }
+      const ended = await settledWithin(listening.wait.ended, Math.min(schedule[Math.min(look, schedule.length - 1)]!, left));
+      if (ended === false) {
+        break; // the time is up, or the client went away, or the api began to stop
+      }
+      if (ended === true) {
+        listening.wait = this.endings.wait(run.workspaceId, run.runId, Math.max(1, deadlineMs - Date.now()));
+        schedule = HEARD_MS;
+        look = 0;
+        continue;
+      }
+      look++;
+      if (await this.hasEnded(run)) {
+        current = (await this.read(run)) ?? current;
+        if (current.terminal) {
+          return current;
+        }
+      }
     }
-    return latest;
+    // The run as it is now (a run that did not end may still have moved on).
+    return clientGone.aborted || this.stopping.signal.aborted ? current : ((await this.read(run)) ?? current);
+  }
+
+  private async read(run: RunView): Promise<RunView | null> {
+    try {
+      return await this.unprojected.find(run.workspaceId, run.runId);
+    } catch {
+      return null;
+    }
+  }
+
+  private async hasEnded(run: RunView): Promise<boolean> {
+    try {
+      return await this.unprojected.hasEnded(run.workspaceId, run.runId);
+    } catch {
+      return false;
+    }
   }
 }
 
-/** When a wait looks at its run itself: after 0.25 s, 1 s and 3 s, then every 5 s. */
+/** When a wait that heard nothing looks at its run: after 0.25 s, 1 s and 3 s, then every 5 s. */
 const LOOKS_MS = [250, 750, 2_000, 5_000];
 
-/** Between reads of a run whose end was heard before the stream stored it. */
-const STORED_PAUSES_MS = [0, 50, 100, 200, 400, 800];
+/** When a wait that heard its run end looks, for the stream to show it (or not: then every 5 s). */
+const HEARD_MS = [0, 50, 100, 200, 400, 800, 5_000];
 
 /** The promise's value if it settles within `ms`, else undefined (the timer is cleared either way). */
 async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { foldSequenced, toRunView, type RunView } from '@wrs/domain';
+import { foldSequenced, isTerminalEventType, toRunView, type RunView } from '@wrs/domain';
 import { RunEventStore } from '@wrs/messaging';
 
 /**
@@ -16,8 +16,9 @@ export class UnprojectedRuns {
     return state ? toRunView(state, version, stateVersion) : null;
   }
 
-  /** The sequence of the run's last event (0 for none): one direct get, cheaper than `find`. */
-  lastSequence(workspaceId: string, runId: string): Promise<number> {
-    return this.events.version(workspaceId, runId);
+  /** Whether the run's last stored event ends it: one message get, far cheaper than `find`. */
+  async hasEnded(workspaceId: string, runId: string): Promise<boolean> {
+    const last = await this.events.last(workspaceId, runId);
+    return last !== null && isTerminalEventType(last.event.type);
   }
 }
