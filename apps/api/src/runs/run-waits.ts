@@ -80,6 +80,9 @@ export class RunWaits implements BeforeApplicationShutdown {
         break; // the time is up, or the client went away, or the api began to stop
       }
       if (ended === true) {
+        if (clientGone.aborted || this.stopping.signal.aborted) {
+          break; // their listeners fired for the wait just ended: a new one would not hear them
+        }
         listening.wait = this.endings.wait(run.workspaceId, run.runId, Math.max(1, deadlineMs - Date.now()));
         schedule = HEARD_MS;
         look = 0;
