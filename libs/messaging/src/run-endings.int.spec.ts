@@ -112,6 +112,16 @@ describe('RunEndings against real NATS: a subscription per waited run, none othe
     expect(await settlesWithin(10_000, wait.ended)).toBe(true);
   });
 
+  it("a message on a waited run's subject that is no event is not an end, and the connection goes on", async () => {
+    const runId = await run();
+    const wait = endings.wait('ws-endings', runId, 30_000);
+    await own.flush();
+    nc.publish(`${env.namespace}.evt.ws-endings.${runId}`, new TextEncoder().encode('not an event'));
+    expect(await settlesWithin(1_000, wait.ended)).toBe('still waiting');
+    await end(runId);
+    expect(await settlesWithin(10_000, wait.ended)).toBe(true);
+  });
+
   it("keeps a run's subscription while one of its waiters remains, and ends it with the last", async () => {
     const runId = await run();
     const dropped = endings.wait('ws-endings', runId, 30_000);

@@ -104,7 +104,7 @@ export class RunEndings {
 
   private onEvent(subject: string, data: Uint8Array): void {
     const run = this.watched.get(subject);
-    if (!run || !isTerminalEventType(decodeRunEvent(data).event.type)) {
+    if (!run || !endsRun(data)) {
       return;
     }
     for (const waiter of run.waiters) {
@@ -132,5 +132,14 @@ export class RunEndings {
       run.subscription.unsubscribe();
     }
     waiter.resolve(ended);
+  }
+}
+
+/** Whether a message is a run's end. One that does not decode is not: a throw here would stop the connection's reader. */
+function endsRun(data: Uint8Array): boolean {
+  try {
+    return isTerminalEventType(decodeRunEvent(data).event.type);
+  } catch {
+    return false;
   }
 }

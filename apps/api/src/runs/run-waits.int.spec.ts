@@ -41,7 +41,10 @@ class LaggingReads extends UnprojectedRuns {
     return this.failedLooks;
   }
 
+  looks = 0;
+
   override async hasEnded(workspaceId: string, runId: string): Promise<boolean> {
+    this.looks++;
     if (this.failedLooks > 0) {
       this.failedLooks--;
       throw new Error('timed out');
@@ -123,11 +126,14 @@ describe('Prefer: wait when the run ended in the moment its wait began (real NAT
     const run = await running();
     // The first read and the two after the wake-up do not show the end yet.
     const reads = new LaggingReads(store, run, 3);
+    const listened = jest.spyOn(endings, 'wait');
     const answer = settlesWithin(10_000, new RunWaits(endings, reads).settled(run, 60, ongoing()));
     await eventually(() => Promise.resolve(endings.waiting === 1 || undefined), 10_000, 'the wait to begin');
     await end(run.runId);
     expect(await answer).toMatchObject({ runId: run.runId, state: 'succeeded', terminal: true });
     expect(reads.finds).toBe(4);
+    expect(listened).toHaveBeenCalledTimes(2); // heard the end, not only found it by looking
+    listened.mockRestore();
   });
 
   it('a look that fails leaves the wait waiting, and the end still answers it', async () => {
@@ -142,6 +148,8 @@ describe('Prefer: wait when the run ended in the moment its wait began (real NAT
   it('an end heard but refused by the stream (an append that lost a race) does not end the wait: the real end does', async () => {
     const run = await running();
     const reads = new LaggingReads(store, run, 0);
+    // Counts the waits registered (a second one means the wait heard an end); each still goes to the real RunEndings.
+    const listened = jest.spyOn(endings, 'wait');
     const answer = settlesWithin(15_000, new RunWaits(endings, reads).settled(run, 60, ongoing()));
     await eventually(() => Promise.resolve(endings.waiting === 1 || undefined), 10_000, 'the wait to begin');
     // Published on the run's subject, so its subscription hears it, but refused: it expects an older last event.
@@ -159,9 +167,13 @@ describe('Prefer: wait when the run ended in the moment its wait began (real NAT
     for await (const message of heard) {
       expect(decodeRunEvent(message.data).event.type).toBe('run.failed'); // heard, though never stored
     }
-    // Past every quick look after the hint (1.55 s in all), the wait still waits, listening again.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    await eventually(() => Promise.resolve(endings.waiting === 1 || undefined), 10_000, 'the wait to listen again');
+    // The hint's six quick looks (1.55 s in all) find no end stored; the wait listens again and reads
+    // nothing more than its first read.
+    await eventually(() => Promise.resolve(reads.looks >= 6 || undefined), 10_000, "the hint's quick looks");
+    expect(listened).toHaveBeenCalledTimes(2);
+    listened.mockRestore();
+    expect(endings.waiting).toBe(1);
+    expect(reads.finds).toBe(1);
     await end(run.runId);
     expect(await answer).toMatchObject({ runId: run.runId, state: 'succeeded', terminal: true });
   });

@@ -40,7 +40,7 @@ export class RunWaits implements BeforeApplicationShutdown {
     clientGone.addEventListener('abort', drop, { once: true });
     this.stopping.signal.addEventListener('abort', drop, { once: true });
     try {
-      const current = (await this.read(run)) ?? run;
+      const current = (await this.read(run, deadlineMs)) ?? run;
       if (current.terminal) {
         return current;
       }
@@ -76,45 +76,57 @@ export class RunWaits implements BeforeApplicationShutdown {
         break;
       }
       const ended = await settledWithin(listening.wait.ended, Math.min(schedule[Math.min(look, schedule.length - 1)]!, left));
-      if (ended === false) {
+      if (ended === false || (ended === undefined && Date.now() >= deadlineMs)) {
         break; // the time is up, or the client went away, or the api began to stop
       }
       if (ended === true) {
         if (clientGone.aborted || this.stopping.signal.aborted) {
           break; // their listeners fired for the wait just ended: a new one would not hear them
         }
-        listening.wait = this.endings.wait(run.workspaceId, run.runId, Math.max(1, deadlineMs - Date.now()));
+        try {
+          listening.wait = this.endings.wait(run.workspaceId, run.runId, Math.max(1, deadlineMs - Date.now()));
+        } catch {
+          break; // the connection is closed for good: looking would fail as well
+        }
         schedule = HEARD_MS;
         look = 0;
         continue;
       }
       look++;
-      if (await this.hasEnded(run)) {
-        current = (await this.read(run)) ?? current;
+      if (await this.hasEnded(run, deadlineMs)) {
+        current = (await this.read(run, deadlineMs)) ?? current;
         if (current.terminal) {
           return current;
         }
       }
     }
     // The run as it is now (a run that did not end may still have moved on).
-    return clientGone.aborted || this.stopping.signal.aborted ? current : ((await this.read(run)) ?? current);
+    return clientGone.aborted || this.stopping.signal.aborted ? current : ((await this.read(run, deadlineMs)) ?? current);
   }
 
-  private async read(run: RunView): Promise<RunView | null> {
+  /** The run read from its events, or null when the read fails or outlasts the deadline by more than READ_GRACE_MS. */
+  private async read(run: RunView, deadlineMs: number): Promise<RunView | null> {
     try {
-      return await this.unprojected.find(run.workspaceId, run.runId);
+      return (await settledWithin(this.unprojected.find(run.workspaceId, run.runId), graceAfter(deadlineMs))) ?? null;
     } catch {
       return null;
     }
   }
 
-  private async hasEnded(run: RunView): Promise<boolean> {
+  private async hasEnded(run: RunView, deadlineMs: number): Promise<boolean> {
     try {
-      return await this.unprojected.hasEnded(run.workspaceId, run.runId);
+      return (await settledWithin(this.unprojected.hasEnded(run.workspaceId, run.runId), graceAfter(deadlineMs))) ?? false;
     } catch {
       return false;
     }
   }
+}
+
+/** How long past its deadline a wait lets a read go on (one that hangs, say on a run deleted meanwhile, is left behind). */
+const READ_GRACE_MS = 2_000;
+
+function graceAfter(deadlineMs: number): number {
+  return Math.max(0, deadlineMs - Date.now()) + READ_GRACE_MS;
 }
 
 /** When a wait that heard nothing looks at its run: after 0.25 s, 1 s and 3 s, then every 5 s. */
