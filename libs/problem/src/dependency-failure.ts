@@ -39,8 +39,14 @@ export function isDependencyFailure(error: unknown): boolean {
   return (
     DEPENDENCY_ERROR_NAMES.has(error.name) ||
     DEPENDENCY_ERROR_NAMES.has(error.constructor.name) ||
+    isJetStreamUnavailable(error) ||
     (typeof code === 'string' && DEPENDENCY_ERROR_CODES.has(code)) ||
     DEPENDENCY_MESSAGES.some((m) => m.test(error.message)) ||
     (error.cause !== undefined && error.cause !== error && isDependencyFailure(error.cause))
   );
+}
+
+/** nats.js's answer when JetStream has no leader for the request yet (an election, a node restarting): status 503. */
+function isJetStreamUnavailable(error: Error): boolean {
+  return error.name === 'JetStreamApiError' && (error as Error & { status?: unknown }).status === 503;
 }
