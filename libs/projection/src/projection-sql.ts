@@ -18,14 +18,6 @@ interface PgClient {
 }
 
 /**
- * The transaction's start, in the same round trip: its statements keep one generic plan. Postgres's own
- * choice re-plans the store-and-read for every batch (its generic plan's estimate assumes ten runs a
- * batch), and planning cost more than executing it: 0.72 against 0.33 ms of Postgres CPU per batch of
- * two runs, the same plan either way (docs/performance.md, "2026-11-27 11:00 UTC").
- */
-const BEGIN = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan';
-
-/**
  * Runs `work` in one transaction on a connection of the data source's pool, with named statements on
  * the driver's own client: the projection runs the same few statements for every batch, and parsing
  * and planning each again (TypeORM's unnamed queries) cost Postgres about as much as executing them.
@@ -38,7 +30,7 @@ export async function inTransaction<T>(db: DataSource, work: (sql: Sql) => Promi
       (await client.query({ name: statement.name, text: statement.text, values: [...values] })).rows as R[],
   };
   try {
-    await client.query(BEGIN);
+    await client.query('BEGIN');
     const result = await work(sql);
     await client.query('COMMIT');
     return result;

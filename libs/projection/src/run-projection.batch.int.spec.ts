@@ -114,28 +114,6 @@ describe('RunProjection batches against real Postgres', () => {
     expect(statements).toEqual([5, 5]);
   });
 
-  it("plans each of a batch's statements once per connection, whatever the batch's size", async () => {
-    // One connection, so the prepared statements it shows are the projection's own.
-    const single = await openDatabase({ ...env.database, poolSize: 1 });
-    try {
-      const projection = new RunProjection(single);
-      for (const runs of [1, 2, 4, 8, 1, 2, 40, 1, 3, 2]) {
-        await projection.projectBatch(batchOf(runs));
-      }
-      const plans: { name: string; generic_plans: string; custom_plans: string }[] = await single.query(
-        `SELECT name, generic_plans::text, custom_plans::text FROM pg_prepared_statements WHERE name LIKE 'wrs_projection_%' ORDER BY name`,
-      );
-      // Custom plans are planned anew at each execution: for the store-and-read, more CPU than executing it.
-      expect(plans.map((p) => [p.name, Number(p.custom_plans), Number(p.generic_plans) >= 10])).toEqual([
-        ['wrs_projection_lock', 0, true],
-        ['wrs_projection_store_and_read', 0, true],
-        ['wrs_projection_write_runs', 0, true],
-      ]);
-    } finally {
-      await single.destroy();
-    }
-  });
-
   it('writes nothing of a batch that fails part way, and the same batch without its bad event is then written whole', async () => {
     const projection = new RunProjection(db);
     const batch = batchOf(3);
