@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, decodeRunEvent, RunEventStore, StreamNames } from '@wrs/messaging';
 import { migrate } from '@wrs/persistence';
+import { register } from 'prom-client';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import { startApi, type InProcessApi } from '../in-process-api.testing';
 
@@ -71,6 +72,21 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
     expect(res.body).toMatchObject({ id: runId, state: 'succeeded', terminal: true });
     // Woken by the end, not by the 25 s deadline.
     expect(Date.now() - asked).toBeLessThan(20_000);
+  });
+
+  it('counts the requests waiting in the wrs_run_waits gauge, and each that answers leaves it', async () => {
+    const scraped = async (): Promise<number> => {
+      const line = (await register.metrics()).split('\n').find((l) => l.startsWith('wrs_run_waits '));
+      return Number(line?.split(' ')[1]);
+    };
+    const before = await scraped();
+    const runId = idOf((await create()).body);
+    const waiting = [get(runId, 'wait=25'), get(runId, 'wait=25')];
+    await waitUntil(() => api.deps.module.endings.waiting === 2);
+    expect(await scraped()).toBe(before + 2);
+    await finish(runId);
+    expect((await Promise.all(waiting)).map((res) => res.status)).toEqual([200, 200]);
+    expect(await scraped()).toBe(before);
   });
 
   it('GET answers after N seconds with the run as it is when the run does not end', async () => {

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { RunView } from '@wrs/domain';
 import { RunEndings, type RunEndWait } from '@wrs/messaging';
+import { runWaitsInProgress } from '@wrs/observability';
 import { UnprojectedRuns } from './unprojected-runs';
 
 /**
@@ -32,6 +33,15 @@ export class RunWaits implements BeforeApplicationShutdown {
     if (run.terminal || seconds === 0 || clientGone.aborted || this.stopping.signal.aborted) {
       return run;
     }
+    runWaitsInProgress.inc();
+    try {
+      return await this.waitedFor(run, seconds, clientGone);
+    } finally {
+      runWaitsInProgress.dec();
+    }
+  }
+
+  private async waitedFor(run: RunView, seconds: number, clientGone: AbortSignal): Promise<RunView> {
     const deadlineMs = Date.now() + seconds * 1000;
     // Registered before the read, on the same connection: the run's subscription reaches this api's NATS
     // server first. An end can still pass both by (see `waited`), so the wait also looks for itself.

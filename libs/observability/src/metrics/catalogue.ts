@@ -90,6 +90,11 @@ export const sseOpenStreams = new Gauge({
   help: 'Event streams (Server-Sent Events) open on this relay.',
 });
 
+export const runWaitsInProgress = new Gauge({
+  name: 'wrs_run_waits',
+  help: 'Requests on this api waiting for a run to end (`Prefer: wait`).',
+});
+
 export const sseEventsSent = new Counter({
   name: 'wrs_sse_events_sent_total',
   help: 'Events written to event streams, by event type.',
