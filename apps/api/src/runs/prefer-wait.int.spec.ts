@@ -3,8 +3,8 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { RunEvent } from '@wrs/domain';
 import { connectNats, decodeRunEvent, RunEventStore, StreamNames } from '@wrs/messaging';
+import { metricsRegistry } from '@wrs/observability';
 import { migrate } from '@wrs/persistence';
-import { register } from 'prom-client';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import { startApi, type InProcessApi } from '../in-process-api.testing';
 
@@ -74,19 +74,15 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
     expect(Date.now() - asked).toBeLessThan(20_000);
   });
 
-  it('counts the requests waiting in the wrs_run_waits gauge, and each that answers leaves it', async () => {
-    const scraped = async (): Promise<number> => {
-      const line = (await register.metrics()).split('\n').find((l) => l.startsWith('wrs_run_waits '));
-      return Number(line?.split(' ')[1]);
-    };
-    const before = await scraped();
+  it('counts the requests waiting in the wrs_run_waits_in_progress gauge, and each that answers leaves it', async () => {
+    const before = await scrapedWaits();
     const runId = idOf((await create()).body);
     const waiting = [get(runId, 'wait=25'), get(runId, 'wait=25')];
     await waitUntil(() => api.deps.module.endings.waiting === 2);
-    expect(await scraped()).toBe(before + 2);
+    expect(await scrapedWaits()).toBe(before + 2);
     await finish(runId);
     expect((await Promise.all(waiting)).map((res) => res.status)).toEqual([200, 200]);
-    expect(await scraped()).toBe(before);
+    expect(await scrapedWaits()).toBe(before);
   });
 
   it('GET answers after N seconds with the run as it is when the run does not end', async () => {
@@ -154,11 +150,29 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
     // Reads of runs' events open short-lived ordered consumers that come and go, so the count moves a
     // little; a consumer per waiting request would add ten.
     expect((await jsm.streams.info(names.eventsStream)).state.consumer_count).toBeLessThan(consumersBefore + runIds.length);
+    const gaugeWhileWaiting = await scrapedWaits();
     controllers.forEach((c) => c.abort());
     await Promise.all(waits);
     await waitUntil(() => endings.waiting === 0);
+    // A wait whose client left leaves the gauge as one that was answered does.
+    await eventuallyTrue(async () => (await scrapedWaits()) === gaugeWhileWaiting - runIds.length);
   });
 });
+
+/** The gauge as the api's /metrics shows it (the process's registry, in Prometheus's text format). */
+async function scrapedWaits(): Promise<number> {
+  const text = await metricsRegistry.metrics();
+  const value = /^wrs_run_waits_in_progress(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+  expect(value).toBeDefined();
+  return Number(value);
+}
+
+async function eventuallyTrue(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await condition()); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(await condition()).toBe(true);
+}
 
 async function waitUntil(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) {
