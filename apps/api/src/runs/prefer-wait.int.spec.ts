@@ -74,7 +74,7 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
     expect(Date.now() - asked).toBeLessThan(20_000);
   });
 
-  it('counts the requests waiting in the wrs_run_waits_in_progress gauge, and each that answers leaves it', async () => {
+  it('counts the requests waiting in the wrs_run_waits_active gauge, and each that answers leaves it', async () => {
     const before = await scrapedWaits();
     const runId = idOf((await create()).body);
     const waiting = [get(runId, 'wait=25'), get(runId, 'wait=25')];
@@ -162,7 +162,7 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
 /** The gauge as the api's /metrics shows it (the process's registry, in Prometheus's text format). */
 async function scrapedWaits(): Promise<number> {
   const text = await metricsRegistry.metrics();
-  const value = /^wrs_run_waits_in_progress(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+  const value = /^wrs_run_waits_active(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
   expect(value).toBeDefined();
   return Number(value);
 }

@@ -91,7 +91,7 @@ export const sseOpenStreams = new Gauge({
 });
 
 export const runWaitsInProgress = new Gauge({
-  name: 'wrs_run_waits_in_progress',
+  name: 'wrs_run_waits_active',
   help: 'Requests on this api waiting for a run to end (`Prefer: wait`).',
 });
 
