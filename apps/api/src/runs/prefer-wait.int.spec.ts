@@ -5,7 +5,7 @@ import type { RunEvent } from '@wrs/domain';
 import { connectNats, decodeRunEvent, RunEventStore, StreamNames } from '@wrs/messaging';
 import { metricsRegistry } from '@wrs/observability';
 import { migrate } from '@wrs/persistence';
-import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
+import { eventually, isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import { startApi, type InProcessApi } from '../in-process-api.testing';
 
 const at = '2026-11-25T09:00:00.000Z';
@@ -155,7 +155,7 @@ describe('Prefer: wait on POST /runs and GET /runs/{id}', () => {
     await Promise.all(waits);
     await waitUntil(() => endings.waiting === 0);
     // A wait whose client left leaves the gauge as one that was answered does.
-    await eventuallyTrue(async () => (await scrapedWaits()) === gaugeWhileWaiting - runIds.length);
+    await eventually(async () => (await scrapedWaits()) === gaugeWhileWaiting - runIds.length || undefined, 10_000, 'the gauge to drop');
   });
 });
 
@@ -165,13 +165,6 @@ async function scrapedWaits(): Promise<number> {
   const value = /^wrs_run_waits_active(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
   expect(value).toBeDefined();
   return Number(value);
-}
-
-async function eventuallyTrue(condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200 && !(await condition()); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  expect(await condition()).toBe(true);
 }
 
 async function waitUntil(condition: () => boolean): Promise<void> {

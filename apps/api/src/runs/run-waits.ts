@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { RunView } from '@wrs/domain';
 import { RunEndings, type RunEndWait } from '@wrs/messaging';
-import { runWaitsInProgress } from '@wrs/observability';
+import { runWaitsActive } from '@wrs/observability';
 import { UnprojectedRuns } from './unprojected-runs';
 
 /**
@@ -33,11 +33,11 @@ export class RunWaits implements BeforeApplicationShutdown {
     if (run.terminal || seconds === 0 || clientGone.aborted || this.stopping.signal.aborted) {
       return run;
     }
-    runWaitsInProgress.inc();
+    runWaitsActive.inc();
     try {
       return await this.waitedFor(run, seconds, clientGone);
     } finally {
-      runWaitsInProgress.dec();
+      runWaitsActive.dec();
     }
   }
 

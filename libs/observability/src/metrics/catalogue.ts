@@ -90,7 +90,7 @@ export const sseOpenStreams = new Gauge({
   help: 'Event streams (Server-Sent Events) open on this relay.',
 });
 
-export const runWaitsInProgress = new Gauge({
+export const runWaitsActive = new Gauge({
   name: 'wrs_run_waits_active',
   help: 'Requests on this api waiting for a run to end (`Prefer: wait`).',
 });
