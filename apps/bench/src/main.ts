@@ -36,6 +36,7 @@ import {
   type Figure,
 } from './scenarios';
 import { serversLine, startPrivateServers } from './private-servers';
+import { projectionWriteFloor } from './projection-floor/projection-floor-scenario';
 import { breakdownPerRun, StatementStats, sumWindows, type StatementBreakdown, type StatementWindow } from './pg-statements';
 
 /** The issue's (#26) targets: latency end to end at this rate, CPU per run at that one, as a median of so many. */
@@ -80,9 +81,9 @@ async function main(): Promise<void> {
   }
   const seconds = Number(process.env['BENCH_SECONDS'] ?? '10');
   const fanOutSizes = (process.env['BENCH_FANOUT'] ?? '1000').split(',').map(Number);
-  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,resume,quiet,labels (all by default) runs a subset;
+  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,floor,resume,quiet,labels (all by default) runs a subset;
   // BENCH_CPU_PROF=<dir> makes every service write a V8 CPU profile there when it stops (services.json: whose is which).
-  const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,resume,quiet,labels').split(','));
+  const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,floor,resume,quiet,labels').split(','));
   const cpuProfDir = process.env['BENCH_CPU_PROF'];
   const namespace = `bench${randomUUID().slice(0, 6)}`;
   const keys = ensureDevKeyPair(mkdtempSync(join(tmpdir(), 'wrs-bench-keys-')));
@@ -366,6 +367,9 @@ async function main(): Promise<void> {
           seconds,
         )),
       );
+    }
+    if (only.has('floor')) {
+      figures.push(...(await projectionWriteFloor(env.databaseUrl, { batches: Number(process.env['BENCH_FLOOR_BATCHES'] ?? '2000') })));
     }
     const resumeTotal = Number(process.env['BENCH_RESUME_EVENTS'] ?? '1000000');
     if (only.has('resume') && resumeTotal > 0) {

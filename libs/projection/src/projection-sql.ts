@@ -22,7 +22,7 @@ interface PgClient {
  * the driver's own client: the projection runs the same few statements for every batch, and parsing
  * and planning each again (TypeORM's unnamed queries) cost Postgres about as much as executing them.
  */
-export async function inTransaction<T>(db: DataSource, work: (sql: Sql) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: DataSource, work: (sql: Sql) => Promise<T>, settings: readonly string[] = []): Promise<T> {
   const runner = db.createQueryRunner();
   const client = (await runner.connect()) as PgClient;
   const sql: Sql = {
@@ -30,7 +30,8 @@ export async function inTransaction<T>(db: DataSource, work: (sql: Sql) => Promi
       (await client.query({ name: statement.name, text: statement.text, values: [...values] })).rows as R[],
   };
   try {
-    await client.query('BEGIN');
+    // The settings go with BEGIN in its one round trip, and end with the transaction.
+    await client.query(['BEGIN', ...settings.map((setting) => `SET LOCAL ${setting}`)].join('; '));
     const result = await work(sql);
     await client.query('COMMIT');
     return result;

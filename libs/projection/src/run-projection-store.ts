@@ -42,38 +42,45 @@ const LOCK: Statement = {
 /**
  * Stores the events and reads, as they were before this statement (one snapshot for all its parts),
  * each run's row and its stored events above the row's version (all of them for a run without a row),
- * and which of the events were new. Each run's row is looked up by key: a join with `runs` is planned
- * (the generic plan of a prepared statement) as a scan of the whole table.
+ * and which of the events were new. Each run is looked up on its own, by key (a lateral subquery that
+ * cannot be turned into a join), so the one plan Postgres keeps for it (PROJECTION_PLANNING) is a few
+ * index probes per run whatever the tables' size or statistics.
  */
-const STORE_AND_READ: Statement = {
+export const STORE_AND_READ: Statement = {
   name: 'wrs_projection_store_and_read',
   text: `WITH inserted AS (
            INSERT INTO run_events (run_id, seq, previous, type, event)
            SELECT run_id, seq, previous, type, event
              FROM jsonb_to_recordset($2::jsonb) AS t(run_id uuid, seq bigint, previous bigint, type text, event jsonb)
            ON CONFLICT DO NOTHING RETURNING run_id, seq
+         ), wanted AS (
+           SELECT f.id, r.version, r.state_version, r.body
+             FROM unnest($1::uuid[]) AS f(id)
+             LEFT JOIN LATERAL (SELECT runs.version, ${STATE_VERSION_SQL}, runs.body FROM runs WHERE runs.id = f.id OFFSET 0) AS r ON true
          )
-         SELECT 'row' AS kind, runs.id AS run_id, runs.version AS seq, NULL::bigint AS previous, ${STATE_VERSION_SQL}, runs.body AS doc
-           FROM runs WHERE runs.id = ANY($1::uuid[])
+         SELECT 'row' AS kind, w.id AS run_id, w.version AS seq, NULL::bigint AS previous, w.state_version, w.body AS doc
+           FROM wanted w WHERE w.version IS NOT NULL
          UNION ALL
-         SELECT 'stored', e.run_id, e.seq, e.previous, NULL, e.event
-           FROM unnest($1::uuid[]) AS f(id)
-           JOIN run_events e ON e.run_id = f.id AND e.seq > COALESCE((SELECT r.version FROM runs r WHERE r.id = f.id), 0)
+         SELECT 'stored', w.id, e.seq, e.previous, NULL, e.event
+           FROM wanted w
+           CROSS JOIN LATERAL (SELECT e.seq, e.previous, e.event FROM run_events e
+                                WHERE e.run_id = w.id AND e.seq > COALESCE(w.version, 0) OFFSET 0) AS e
          UNION ALL
          SELECT 'inserted', run_id, seq, NULL, NULL, NULL FROM inserted`,
 };
 
-const ROWS: Statement = {
+export const ROWS: Statement = {
   name: 'wrs_projection_rows',
   text: `SELECT id, version, ${STATE_VERSION_SQL}, body FROM runs WHERE id = ANY($1::uuid[])`,
 };
 
-const EVENTS_AFTER: Statement = {
+export const EVENTS_AFTER: Statement = {
   name: 'wrs_projection_events_after',
-  text: `SELECT e.run_id, e.seq, e.previous, e.event
+  text: `SELECT f.run_id, e.seq, e.previous, e.event
          FROM unnest($1::uuid[], $2::bigint[]) AS f(run_id, after)
-         JOIN run_events e ON e.run_id = f.run_id AND e.seq > f.after
-         ORDER BY e.run_id, e.seq`,
+         CROSS JOIN LATERAL (SELECT e.seq, e.previous, e.event FROM run_events e
+                              WHERE e.run_id = f.run_id AND e.seq > f.after OFFSET 0) AS e
+         ORDER BY f.run_id, e.seq`,
 };
 
 /**
@@ -81,7 +88,7 @@ const EVENTS_AFTER: Statement = {
  * version guard: under the lock the fold covers every event committed so far, so it is the newest
  * truth. Labels never change after a run's creation: rows already there stay.
  */
-const WRITE_RUNS: Statement = {
+export const WRITE_RUNS: Statement = {
   name: 'wrs_projection_write_runs',
   text: `WITH labelled AS (
            INSERT INTO run_labels (workspace_id, label, created_at, run_id)
