@@ -81,9 +81,11 @@ async function main(): Promise<void> {
   }
   const seconds = Number(process.env['BENCH_SECONDS'] ?? '10');
   const fanOutSizes = (process.env['BENCH_FANOUT'] ?? '1000').split(',').map(Number);
-  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,floor,resume,quiet,labels (all by default) runs a subset;
+  // BENCH_SCENARIOS=create,read,e2e,fanout,projection,projection-floor,resume,quiet,labels (all by default) runs a subset;
   // BENCH_CPU_PROF=<dir> makes every service write a V8 CPU profile there when it stops (services.json: whose is which).
-  const only = new Set((process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,floor,resume,quiet,labels').split(','));
+  const only = new Set(
+    (process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,projection-floor,resume,quiet,labels').split(','),
+  );
   const cpuProfDir = process.env['BENCH_CPU_PROF'];
   const namespace = `bench${randomUUID().slice(0, 6)}`;
   const keys = ensureDevKeyPair(mkdtempSync(join(tmpdir(), 'wrs-bench-keys-')));
@@ -368,8 +370,9 @@ async function main(): Promise<void> {
         )),
       );
     }
-    if (only.has('floor')) {
-      figures.push(...(await projectionWriteFloor(env.databaseUrl, { batches: Number(process.env['BENCH_FLOOR_BATCHES'] ?? '2000') })));
+    if (only.has('projection-floor')) {
+      const batches = Number(process.env['BENCH_PROJECTION_FLOOR_BATCHES'] ?? '2000');
+      figures.push(...(await projectionWriteFloor(env.databaseUrl, { batches })));
     }
     const resumeTotal = Number(process.env['BENCH_RESUME_EVENTS'] ?? '1000000');
     if (only.has('resume') && resumeTotal > 0) {

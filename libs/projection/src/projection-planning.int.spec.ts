@@ -50,17 +50,36 @@ describe("the projection's kept plans, against real Postgres", () => {
     ['write runs', WRITE_RUNS, 'jsonb, text[], text[], timestamptz[], uuid[]'],
   ];
 
-  /** Every scan of a table is an index probe: no sequential scan, no index scan without a condition. */
+  /** Every scan of a table is an index probe by the run's id: no sequential scan, no index walked whole. */
   function expectProbesOnly(plan: string): void {
     expect(plan).not.toMatch(/Seq Scan on (runs|run_events|run_labels)/);
-    const scans = [...plan.matchAll(/Index (Only )?Scan using \S+ on (runs|run_events)[^\n]*\n([^\n]*)/g)];
-    for (const scan of scans) {
-      expect(scan[3]).toMatch(/Index Cond/);
+    const scans = [...plan.matchAll(/Index (?:Only )?Scan (?:Backward )?using \S+ on (runs|run_events)[^\n]*\n([^\n]*)/g)];
+    for (const [, table, next] of scans) {
+      expect(next).toMatch(table === 'runs' ? /Index Cond: \(+id = / : /Index Cond: \(+run_id = /);
     }
   }
 
   it.each(statements)('%s: on tables never analysed', async (_name, statement, types) => {
     expectProbesOnly(await keptPlan(statement, types, PROJECTION_PLANNING));
+  });
+
+  it("the projection's transactions plan each statement once and keep it (no custom plan per batch)", async () => {
+    const db = await openDatabase({ ...env.database, poolSize: 1 });
+    try {
+      const projection = new RunProjection(db);
+      for (let seq = 1; seq <= 12; seq++) {
+        const event = createdEvent();
+        await projection.projectBatch([{ runId: event.data.runId, seq, previous: 0, event }]);
+      }
+      const plans = (await db.query(
+        `SELECT name, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = $1`,
+        ['wrs_projection_store_and_read'],
+      )) as { generic: number; custom: number }[];
+      expect(plans).toEqual([{ name: 'wrs_projection_store_and_read', generic: 12, custom: 0 }]);
+    } finally {
+      await db.destroy();
+      await client.query('TRUNCATE runs, run_events, run_labels');
+    }
   });
 
   describe('on tables analysed when they held a few rows (the statistics a new deployment starts with)', () => {
@@ -69,7 +88,8 @@ describe("the projection's kept plans, against real Postgres", () => {
       try {
         const projection = new RunProjection(db);
         for (let seq = 1; seq <= 3; seq++) {
-          await projection.project(randomUUID(), seq, createdEvent(), 0);
+          const event = createdEvent();
+          await projection.project(event.data.runId, seq, event, 0);
         }
       } finally {
         await db.destroy();
@@ -92,7 +112,7 @@ describe("the projection's kept plans, against real Postgres", () => {
   });
 });
 
-function createdEvent(): RunEvent {
+function createdEvent(): Extract<RunEvent, { type: 'run.created' }> {
   const runId = randomUUID();
   return {
     type: 'run.created',

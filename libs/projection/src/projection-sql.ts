@@ -22,7 +22,7 @@ interface PgClient {
  * the driver's own client: the projection runs the same few statements for every batch, and parsing
  * and planning each again (TypeORM's unnamed queries) cost Postgres about as much as executing them.
  */
-export async function inTransaction<T>(db: DataSource, work: (sql: Sql) => Promise<T>, settings: readonly string[] = []): Promise<T> {
+export async function inTransaction<T>(db: DataSource, settings: readonly string[], work: (sql: Sql) => Promise<T>): Promise<T> {
   const runner = db.createQueryRunner();
   const client = (await runner.connect()) as PgClient;
   const sql: Sql = {

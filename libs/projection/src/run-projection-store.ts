@@ -42,9 +42,9 @@ const LOCK: Statement = {
 /**
  * Stores the events and reads, as they were before this statement (one snapshot for all its parts),
  * each run's row and its stored events above the row's version (all of them for a run without a row),
- * and which of the events were new. Each run is looked up on its own, by key (a lateral subquery that
- * cannot be turned into a join), so the one plan Postgres keeps for it (PROJECTION_PLANNING) is a few
- * index probes per run whatever the tables' size or statistics.
+ * and which of the events were new. Each run is looked up on its own, by key: a lateral subquery with
+ * `OFFSET 0`, which Postgres cannot merge into a join, so the one plan it keeps (PROJECTION_PLANNING)
+ * is a few index probes per run whatever the tables' size or statistics.
  */
 export const STORE_AND_READ: Statement = {
   name: 'wrs_projection_store_and_read',
@@ -63,8 +63,8 @@ export const STORE_AND_READ: Statement = {
          UNION ALL
          SELECT 'stored', w.id, e.seq, e.previous, NULL, e.event
            FROM wanted w
-           CROSS JOIN LATERAL (SELECT e.seq, e.previous, e.event FROM run_events e
-                                WHERE e.run_id = w.id AND e.seq > COALESCE(w.version, 0) OFFSET 0) AS e
+           CROSS JOIN LATERAL (SELECT stored.seq, stored.previous, stored.event FROM run_events stored
+                                WHERE stored.run_id = w.id AND stored.seq > COALESCE(w.version, 0) OFFSET 0) AS e
          UNION ALL
          SELECT 'inserted', run_id, seq, NULL, NULL, NULL FROM inserted`,
 };
@@ -74,12 +74,13 @@ export const ROWS: Statement = {
   text: `SELECT id, version, ${STATE_VERSION_SQL}, body FROM runs WHERE id = ANY($1::uuid[])`,
 };
 
+/** Looked up run by run as STORE_AND_READ does (`OFFSET 0` keeps the lateral subquery a probe per run). */
 export const EVENTS_AFTER: Statement = {
   name: 'wrs_projection_events_after',
   text: `SELECT f.run_id, e.seq, e.previous, e.event
          FROM unnest($1::uuid[], $2::bigint[]) AS f(run_id, after)
-         CROSS JOIN LATERAL (SELECT e.seq, e.previous, e.event FROM run_events e
-                              WHERE e.run_id = f.run_id AND e.seq > f.after OFFSET 0) AS e
+         CROSS JOIN LATERAL (SELECT stored.seq, stored.previous, stored.event FROM run_events stored
+                              WHERE stored.run_id = f.run_id AND stored.seq > f.after OFFSET 0) AS e
          ORDER BY f.run_id, e.seq`,
 };
 

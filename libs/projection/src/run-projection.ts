@@ -80,22 +80,18 @@ export class RunProjection {
    * or purge), which no delivery will ever fill.
    */
   async foldAcrossHole(runId: string): Promise<ProjectedRun | null> {
-    return inTransaction(
-      this.db,
-      async (sql) => {
-        await lockRuns(sql, [runId]);
-        const row = (await rowsOf(sql, [runId])).get(runId) ?? null;
-        const stored = await eventsAfter(sql, new Map([[runId, row]]));
-        const chain = foldChain(row, stored.get(runId) ?? [], Number.POSITIVE_INFINITY);
-        if (!chain.state || chain.version === row?.version) {
-          return null;
-        }
-        const projected: ProjectedRun = { runId, ...chain, appliedSeqs: [] };
-        await writeRuns(sql, [projected]);
-        return projected;
-      },
-      PROJECTION_PLANNING,
-    );
+    return inTransaction(this.db, PROJECTION_PLANNING, async (sql) => {
+      await lockRuns(sql, [runId]);
+      const row = (await rowsOf(sql, [runId])).get(runId) ?? null;
+      const stored = await eventsAfter(sql, new Map([[runId, row]]));
+      const chain = foldChain(row, stored.get(runId) ?? [], Number.POSITIVE_INFINITY);
+      if (!chain.state || chain.version === row?.version) {
+        return null;
+      }
+      const projected: ProjectedRun = { runId, ...chain, appliedSeqs: [] };
+      await writeRuns(sql, [projected]);
+      return projected;
+    });
   }
 
   async projectBatch(delivered: readonly DeliveredEvent[]): Promise<ProjectedRun[]> {
@@ -104,52 +100,48 @@ export class RunProjection {
     }
     const runIds = [...new Set(delivered.map((d) => d.runId))];
     const events = delivered.map((d): NewEvent => ({ runId: d.runId, seq: d.seq, previous: d.previous ?? null, event: d.event }));
-    return inTransaction(
-      this.db,
-      async (sql) => {
-        await lockRuns(sql, runIds);
-        const { applied, rows, storedAbove } = await storeAndRead(sql, runIds, events);
-        // A row folds its chain up to its version, so the chain goes on from there; an event stored at or
-        // below it (one without a known previous, delivered late) means folding from the start again.
-        const from = new Map(
-          [...applied.keys()].map((runId) => {
-            const row = rows.get(runId);
-            const late = !row || Math.min(...applied.get(runId)!) <= row.version;
-            return [runId, late ? null : row] as const;
-          }),
-        );
-        // Only a late event under a row needs the run's whole history; otherwise the chain is what was
-        // stored above the row and what this batch stored.
-        const refolded = await eventsAfter(sql, new Map([...from].filter(([runId, start]) => start === null && rows.has(runId))));
-        const stored = (runId: string): readonly StoredEvent[] =>
-          refolded.get(runId) ?? bySeq([...(storedAbove.get(runId) ?? []), ...newlyStored(events, runId, applied.get(runId) ?? [])]);
-        const projected = runIds.map((runId): ProjectedRun => {
-          const seqs = applied.get(runId) ?? [];
+    return inTransaction(this.db, PROJECTION_PLANNING, async (sql) => {
+      await lockRuns(sql, runIds);
+      const { applied, rows, storedAbove } = await storeAndRead(sql, runIds, events);
+      // A row folds its chain up to its version, so the chain goes on from there; an event stored at or
+      // below it (one without a known previous, delivered late) means folding from the start again.
+      const from = new Map(
+        [...applied.keys()].map((runId) => {
           const row = rows.get(runId);
-          if (seqs.length === 0) {
-            return {
-              runId,
-              state: row?.body ?? null,
-              version: row?.version ?? 0,
-              stateVersion: row?.stateVersion ?? 0,
-              appliedSeqs: seqs,
-              missing: null,
-            };
-          }
-          const start = from.get(runId) ?? null;
-          const chain = foldChain(start, stored(runId), start ? 0 : (row?.version ?? 0));
-          return { runId, ...chain, appliedSeqs: seqs };
-        });
-        // A chain that did not get past its row (a hole right after it) leaves the row as it is.
-        const changed = projected.filter((p) => {
-          const start = from.get(p.runId);
-          return p.state !== null && p.appliedSeqs.length > 0 && !(start && p.version === start.version);
-        });
-        await writeRuns(sql, changed);
-        return projected;
-      },
-      PROJECTION_PLANNING,
-    );
+          const late = !row || Math.min(...applied.get(runId)!) <= row.version;
+          return [runId, late ? null : row] as const;
+        }),
+      );
+      // Only a late event under a row needs the run's whole history; otherwise the chain is what was
+      // stored above the row and what this batch stored.
+      const refolded = await eventsAfter(sql, new Map([...from].filter(([runId, start]) => start === null && rows.has(runId))));
+      const stored = (runId: string): readonly StoredEvent[] =>
+        refolded.get(runId) ?? bySeq([...(storedAbove.get(runId) ?? []), ...newlyStored(events, runId, applied.get(runId) ?? [])]);
+      const projected = runIds.map((runId): ProjectedRun => {
+        const seqs = applied.get(runId) ?? [];
+        const row = rows.get(runId);
+        if (seqs.length === 0) {
+          return {
+            runId,
+            state: row?.body ?? null,
+            version: row?.version ?? 0,
+            stateVersion: row?.stateVersion ?? 0,
+            appliedSeqs: seqs,
+            missing: null,
+          };
+        }
+        const start = from.get(runId) ?? null;
+        const chain = foldChain(start, stored(runId), start ? 0 : (row?.version ?? 0));
+        return { runId, ...chain, appliedSeqs: seqs };
+      });
+      // A chain that did not get past its row (a hole right after it) leaves the row as it is.
+      const changed = projected.filter((p) => {
+        const start = from.get(p.runId);
+        return p.state !== null && p.appliedSeqs.length > 0 && !(start && p.version === start.version);
+      });
+      await writeRuns(sql, changed);
+      return projected;
+    });
   }
 }
 

@@ -50,14 +50,17 @@ export async function projectionWriteFloor(
   }: FloorOptions,
 ): Promise<Figure[]> {
   const database = { url: databaseUrl, schema };
-  await migrate(database);
-  const db = await openDatabase({ ...database, poolSize: 1 });
+  let db: DataSource | undefined;
   try {
+    await migrate(database);
+    db = await openDatabase({ ...database, poolSize: 1 });
     const [{ pid, port }] = (await db.query('SELECT pid, client_port AS port FROM pg_stat_activity WHERE pid = pg_backend_pid()')) as [
       { pid: number; port: number },
     ];
     if (!backendHere(pid, port)) {
-      console.error('projection floor: the Postgres backend is not a process of this machine, so its CPU cannot be read; skipped');
+      console.error(
+        'projection floor: skipped, its backend CPU cannot be read: the Postgres server is not a process of this machine, or the bench reaches it by a Unix socket (give it a TCP URL)',
+      );
       return [];
     }
     await db.query(CREATE_PK_ONLY_TABLE);
@@ -72,7 +75,8 @@ export async function projectionWriteFloor(
     await db.query(`ANALYZE runs, run_events, run_labels, runs_pk_only`);
     const cpuNs = new Map<Writer, number>(WRITERS.map((w) => [w, 0]));
     for (let i = 0; i < warmUpBatches + batches; i++) {
-      for (const writer of WRITERS) {
+      // Each writer goes first in turn: work Postgres leaves for later is charged to each alike.
+      for (const writer of [...WRITERS.slice(i % WRITERS.length), ...WRITERS.slice(0, i % WRITERS.length)]) {
         const batch = pipelines.get(writer)!.next().value;
         const before = backendCpuNs(pid);
         await write(writer, batch);
@@ -83,7 +87,7 @@ export async function projectionWriteFloor(
     }
     return floorFigures(new Map(WRITERS.map((w) => [w, cpuNs.get(w)! / 1e6 / batches] as const)), batches);
   } finally {
-    await db.destroy();
+    await db?.destroy();
     await dropSchema(databaseUrl, schema);
   }
 }
@@ -117,9 +121,9 @@ function backendCpuNs(pid: number): number {
 /** Each writer's backend CPU per batch, each set against the next one down (what the step between them costs). */
 export function floorFigures(msPerBatch: ReadonlyMap<Writer, number>, batches: number): Figure[] {
   return WRITERS.map((writer, i): Figure => {
-    const value = msPerBatch.get(writer)!;
+    const value = msPerBatch.get(writer) ?? Number.NaN;
     const below = WRITERS[i + 1];
-    const baseline = below === undefined ? undefined : msPerBatch.get(below)!;
+    const baseline = below === undefined ? undefined : msPerBatch.get(below);
     return {
       scenario: 'projection floor',
       metric: `Postgres backend CPU per batch of 4 events of 4 runs (${batches} batches each, taking turns): ${WHAT[writer]}`,

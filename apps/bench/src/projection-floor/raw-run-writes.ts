@@ -64,7 +64,7 @@ export class RawRunWrites {
         this.folded.delete(delivered.runId);
       }
     }
-    await inTransaction(this.db, async (sql) => {
+    await inTransaction(this.db, [], async (sql) => {
       if (this.writes === 'events-and-rows') {
         await sql.run(STORE_EVENTS, [
           JSON.stringify(
