@@ -83,9 +83,12 @@ async function main(): Promise<void> {
   const fanOutSizes = (process.env['BENCH_FANOUT'] ?? '1000').split(',').map(Number);
   // BENCH_SCENARIOS=create,read,e2e,fanout,projection,projection-floor,resume,quiet,labels (all by default) runs a subset;
   // BENCH_CPU_PROF=<dir> makes every service write a V8 CPU profile there when it stops (services.json: whose is which).
-  const only = new Set(
-    (process.env['BENCH_SCENARIOS'] ?? 'create,read,e2e,fanout,projection,projection-floor,resume,quiet,labels').split(','),
-  );
+  const scenarios = ['create', 'read', 'e2e', 'fanout', 'projection', 'projection-floor', 'resume', 'quiet', 'labels'];
+  const only = new Set(process.env['BENCH_SCENARIOS']?.split(',') ?? scenarios);
+  const unknown = [...only].filter((name) => !scenarios.includes(name));
+  if (unknown.length > 0) {
+    throw new Error(`BENCH_SCENARIOS: no scenario ${unknown.join(', ')} (there are ${scenarios.join(', ')})`);
+  }
   const cpuProfDir = process.env['BENCH_CPU_PROF'];
   const namespace = `bench${randomUUID().slice(0, 6)}`;
   const keys = ensureDevKeyPair(mkdtempSync(join(tmpdir(), 'wrs-bench-keys-')));

@@ -72,10 +72,16 @@ describe("the projection's kept plans, against real Postgres", () => {
         await projection.projectBatch([{ runId: event.data.runId, seq, previous: 0, event }]);
       }
       const plans = (await db.query(
-        `SELECT name, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = $1`,
-        ['wrs_projection_store_and_read'],
+        `SELECT name, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements
+          WHERE name LIKE 'wrs\\_projection\\_%' ORDER BY name`,
       )) as { generic: number; custom: number }[];
-      expect(plans).toEqual([{ name: 'wrs_projection_store_and_read', generic: 12, custom: 0 }]);
+      expect(plans).toEqual(
+        ['wrs_projection_lock', 'wrs_projection_store_and_read', 'wrs_projection_write_runs'].map((name) => ({
+          name,
+          generic: 12,
+          custom: 0,
+        })),
+      );
     } finally {
       await db.destroy();
       await client.query('TRUNCATE runs, run_events, run_labels');

@@ -20,7 +20,7 @@ const WHAT: Record<Writer, string> = {
   'rows-pk-only': 'the upsert into a copy of runs with its primary key only (no secondary index, no trigger)',
 };
 
-export interface FloorOptions {
+export interface ProjectionFloorOptions {
   /** Batches measured per writer. */
   readonly batches: number;
   /** Pipeline steps written per writer before measuring (runs already in the tables, as in a deployment). */
@@ -47,7 +47,7 @@ export async function projectionWriteFloor(
     warmUpBatches = 200,
     schema = `benchfloor${randomUUID().slice(0, 6)}`,
     backendHere = isBackendHere,
-  }: FloorOptions,
+  }: ProjectionFloorOptions,
 ): Promise<Figure[]> {
   const database = { url: databaseUrl, schema };
   let db: DataSource | undefined;
@@ -59,7 +59,8 @@ export async function projectionWriteFloor(
     ];
     if (!backendHere(pid, port)) {
       console.error(
-        'projection floor: skipped, its backend CPU cannot be read: the Postgres server is not a process of this machine, or the bench reaches it by a Unix socket (give it a TCP URL)',
+        'projection floor: skipped, its backend CPU cannot be read: the Postgres server is not a process of this machine, ' +
+          'or the bench reaches it by a Unix socket (give it a TCP URL)',
       );
       return [];
     }

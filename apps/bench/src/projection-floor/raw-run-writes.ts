@@ -20,6 +20,7 @@ const STORE_EVENTS: Statement = {
          ON CONFLICT DO NOTHING`,
 };
 
+/** The projection's upsert of `runs` (WRITE_RUNS) without its labels, into `table`: a copy, so the floor stays put. */
 function upsertInto(table: string): Statement {
   return {
     name: `bench_floor_upsert_${table}`,

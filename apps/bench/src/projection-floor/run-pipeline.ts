@@ -30,7 +30,7 @@ function lifecycle(runId: string): RunEvent[] {
  * Runs in a pipeline, as the projection meets them at a steady rate: each batch starts a run and takes
  * every earlier unfinished run one event further, so a batch holds four events of four runs at four
  * stages and each run's row is written four times, once per batch (at 100 runs/s the end-to-end
- * scenario writes a run's row 3.5-3.8 times: the rows per run of its statements tables). Sequences are the stream's: one counter for all runs.
+ * scenario writes it 3.5-3.8 times: the rows per run of its statements tables). Sequences are the stream's: one counter for all runs.
  */
 export function* runPipeline(): Generator<DeliveredEvent[], never> {
   let seq = 0;
