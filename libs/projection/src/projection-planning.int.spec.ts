@@ -4,7 +4,7 @@ import { migrate, openDatabase } from '@wrs/persistence';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
 import { Client } from 'pg';
 import { PROJECTION_PLANNING } from './projection-planning';
-import type { Statement } from './projection-sql';
+import { beginWith, type Statement } from './projection-sql';
 import { EVENTS_AFTER, ROWS, STORE_AND_READ, WRITE_RUNS } from './run-projection-store';
 import { RunProjection } from './run-projection';
 
@@ -31,7 +31,7 @@ describe("the projection's kept plans, against real Postgres", () => {
 
   /** The generic plan of `statement` under `settings`, as text (EXPLAIN of a prepared statement; nothing runs). */
   async function keptPlan(statement: Statement, types: string, settings: readonly string[]): Promise<string> {
-    await client.query(['BEGIN', ...settings.map((s) => `SET LOCAL ${s}`)].join('; '));
+    await client.query(beginWith(settings));
     try {
       await client.query(`PREPARE planned (${types}) AS ${statement.text}`);
       const args = types.split(',').map(() => 'NULL');

@@ -17,6 +17,11 @@ interface PgClient {
   query(text: string): Promise<unknown>;
 }
 
+/** BEGIN and the transaction's settings in one simple query, one round trip; `SET LOCAL` ends with the transaction. */
+export function beginWith(settings: readonly string[]): string {
+  return ['BEGIN', ...settings.map((setting) => `SET LOCAL ${setting}`)].join('; ');
+}
+
 /**
  * Runs `work` in one transaction on a connection of the data source's pool, with named statements on
  * the driver's own client: the projection runs the same few statements for every batch, and parsing
@@ -30,8 +35,7 @@ export async function inTransaction<T>(db: DataSource, settings: readonly string
       (await client.query({ name: statement.name, text: statement.text, values: [...values] })).rows as R[],
   };
   try {
-    // The settings go with BEGIN in its one round trip, and end with the transaction.
-    await client.query(['BEGIN', ...settings.map((setting) => `SET LOCAL ${setting}`)].join('; '));
+    await client.query(beginWith(settings));
     const result = await work(sql);
     await client.query('COMMIT');
     return result;

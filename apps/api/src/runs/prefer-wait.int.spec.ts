@@ -167,9 +167,7 @@ async function scrapedWaits(): Promise<number> {
   return Number(value);
 }
 
+/** `eventually` for a synchronous condition (it throws when the condition never holds). */
 async function waitUntil(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  expect(condition()).toBe(true);
+  await eventually(() => Promise.resolve(condition() || undefined), 10_000, 'the waits to register');
 }
