@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { LuaScript } from '@wrs/messaging';
+import type { HeldLock, LuaScript } from '@wrs/messaging';
 import type { Request } from 'express';
 
 export const RATE_LIMIT_RIDER = Symbol('RATE_LIMIT_RIDER');
@@ -12,8 +12,8 @@ export interface RateLimitRider {
   readonly script: LuaScript;
   /** Keys (named with `prefix`) and arguments for this request; undefined: nothing to do ahead. */
   work(req: Request, prefix: string): { keys: string[]; args: (string | number)[] } | undefined;
-  /** Hands the answer to the route; returns keys to delete if the answer goes out before the route took it (a lock). */
-  accept(req: Request, reply: unknown): readonly string[];
+  /** Hands the answer to the route; returns locks to release if the answer goes out before the route took it. */
+  accept(req: Request, reply: unknown): readonly HeldLock[];
   /** Whether the route took the answer (and with it, whatever must be released). */
   taken(req: Request): boolean;
 }

@@ -69,7 +69,7 @@ export class RateLimitGuard implements CanActivate {
     if (release.length > 0) {
       res.once('close', () => {
         if (!rider.taken(req)) {
-          void this.limiter.forget(release);
+          void this.limiter.release(release);
         }
       });
     }

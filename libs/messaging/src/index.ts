@@ -14,6 +14,7 @@ export * from './redis-connection';
 export * from './rate-limiter';
 export * from './traced-publish';
 export * from './lua-script';
+export * from './owned-lock';
 export * from './ordered-read';
 export * from './run-command-handler';
 export * from './run-endings';

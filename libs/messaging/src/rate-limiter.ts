@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LuaScript } from './lua-script';
+import { releaseOwnedLocks, type HeldLock } from './owned-lock';
 import { GCRA_TAKE, gcraTakeArgs, parseGcraTake, type RateTake, type TakeRequest } from './gcra-take';
 import { DEFAULT_RATE_LEASES, RateLeases, type RateLeaseSettings } from './rate-leases';
 
@@ -162,10 +163,10 @@ export class RateLimiter {
     return policies.map((p) => `${this.prefix}:rate:${p.key}`);
   }
 
-  /** Deletes keys a rider left (a lock nobody took); a failure leaves them to their expiry. */
-  async forget(keys: readonly string[]): Promise<void> {
+  /** Releases locks a rider took that nobody else took over (a lock no route took); a failure leaves them to their expiry. */
+  async release(locks: readonly HeldLock[]): Promise<void> {
     try {
-      await this.redis.del(...keys);
+      await releaseOwnedLocks(this.redis, locks);
     } catch {
       // They expire by themselves.
     }

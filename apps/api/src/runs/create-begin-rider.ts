@@ -1,13 +1,13 @@
 import { authOf } from '@wrs/auth';
 import type { RateLimitRider } from '@wrs/limits';
-import { rateLimitedScript } from '@wrs/messaging';
+import { newLockToken, rateLimitedScript, type HeldLock } from '@wrs/messaging';
 import type { Request } from 'express';
 import { BEGIN_FUNCTION, beginKeys, beginResultOf, IDEMPOTENCY_LOCK_MS, type BeginResult } from './idempotency-cache';
 import { PRINTABLE_ASCII, sha256Hex } from './idempotency-key';
 
 interface Ahead {
   readonly idempotencyKey: string;
-  readonly lockKey: string;
+  readonly lock: HeldLock;
   begun?: BeginResult;
   taken: boolean;
 }
@@ -26,16 +26,17 @@ export const createBeginRider: RateLimitRider = {
       return undefined;
     }
     const keys = beginKeys(prefix, authOf(req).workspaceId, sha256Hex(idempotencyKey));
-    ahead.set(req, { idempotencyKey, lockKey: keys[1], taken: false });
-    return { keys, args: [IDEMPOTENCY_LOCK_MS] };
+    const lock = { key: keys[1], token: newLockToken() };
+    ahead.set(req, { idempotencyKey, lock, taken: false });
+    return { keys, args: [IDEMPOTENCY_LOCK_MS, lock.token] };
   },
   accept(req, reply) {
     const found = ahead.get(req);
     if (!found) {
       return [];
     }
-    found.begun = beginResultOf(reply as [string, (string | null)?]);
-    return 'lock' in found.begun && found.begun.lock === 'acquired' ? [found.lockKey] : [];
+    found.begun = beginResultOf(reply as [string, (string | null)?], found.lock.token);
+    return 'lock' in found.begun && found.begun.lock === 'acquired' ? [found.lock] : [];
   },
   taken: (req) => ahead.get(req)?.taken ?? true,
 };

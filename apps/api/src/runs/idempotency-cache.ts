@@ -1,21 +1,28 @@
 import type { Redis } from 'ioredis';
-import { LuaScript, type IdempotencyClaim } from '@wrs/messaging';
+import { LuaScript, newLockToken, releaseOwnedLocks, type IdempotencyClaim } from '@wrs/messaging';
 
-export type LockResult = 'acquired' | 'held-by-another' | 'cache-unavailable';
+/**
+ * Who holds a key's lock: this request (with the token it set the lock to, which only it may release),
+ * another, or nobody knows (Redis unreachable).
+ */
+export type LockResult = { readonly lock: 'acquired'; readonly token: string } | { readonly lock: 'held-by-another' | 'cache-unavailable' };
 
 /**
  * What the cache knows of a key when a create begins: its finished claim, or who holds its lock and
  * the workspace's count of unfinished runs (undefined when Redis holds none, see ActiveRunsQuota).
  */
-export type BeginResult = { readonly finished: IdempotencyClaim } | { readonly lock: LockResult; readonly activeRuns?: number | undefined };
+export type BeginResult = { readonly finished: IdempotencyClaim } | (LockResult & { readonly activeRuns?: number | undefined });
 
-/** The finished claim if there is one, else the lock if free and the active-runs count: one round trip. */
+/**
+ * The finished claim if there is one, else the lock (set to this request's token, argv[2]) if free and
+ * the active-runs count: one round trip.
+ */
 export const BEGIN_FUNCTION = `
 local function begin(keys, argv)
   local done = redis.call('GET', keys[1])
   if done then return {'finished', done} end
   local active = redis.call('GET', keys[3])
-  if redis.call('SET', keys[2], '1', 'PX', argv[1], 'NX') then return {'acquired', active} end
+  if redis.call('SET', keys[2], argv[2], 'PX', argv[1], 'NX') then return {'acquired', active} end
   return {'held', active}
 end
 `;
@@ -34,19 +41,22 @@ export function beginKeys(prefix: string, workspaceId: string, keyHash: string):
   ];
 }
 
-/** The begin script's answer. */
-export function beginResultOf(reply: [string, (string | null)?]): BeginResult {
+/** The begin script's answer to a request that offered `token` for the lock. */
+export function beginResultOf(reply: [string, (string | null)?], token: string): BeginResult {
   if (reply[0] === 'finished' && reply[1]) {
     return { finished: JSON.parse(reply[1]) as IdempotencyClaim };
   }
   const activeRuns = typeof reply[1] === 'string' ? Number(reply[1]) : undefined;
-  return { lock: reply[0] === 'acquired' ? 'acquired' : 'held-by-another', activeRuns };
+  return reply[0] === 'acquired' ? { lock: 'acquired', token, activeRuns } : { lock: 'held-by-another', activeRuns };
 }
 
-/** Records the finished claim, releases the lock and, for a new run, counts it where a count is kept. */
+/**
+ * Records the finished claim, releases the lock if this request (ARGV[4]) still holds it and, for a new
+ * run, counts it where a count is kept.
+ */
 const FINISH_SCRIPT = new LuaScript(`
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('DEL', KEYS[2])
+if redis.call('GET', KEYS[2]) == ARGV[4] then redis.call('DEL', KEYS[2]) end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then redis.call('INCR', KEYS[3]) end
 return 1`);
 
@@ -66,19 +76,34 @@ export class IdempotencyCache {
   ) {}
 
   async begin(workspaceId: string, keyHash: string): Promise<BeginResult> {
+    const token = newLockToken();
     const reply = await this.attempt(
       () =>
-        BEGIN_SCRIPT.run(this.redis, beginKeys(this.prefix, workspaceId, keyHash), [this.lockMs]) as Promise<[string, (string | null)?]>,
+        BEGIN_SCRIPT.run(this.redis, beginKeys(this.prefix, workspaceId, keyHash), [this.lockMs, token]) as Promise<
+          [string, (string | null)?]
+        >,
       undefined,
     );
-    return reply === undefined ? { lock: 'cache-unavailable' } : beginResultOf(reply);
+    return reply === undefined ? { lock: 'cache-unavailable' } : beginResultOf(reply, token);
   }
 
-  /** Records the finished claim and releases the lock (and counts a new run); false if Redis could not be told. */
-  async finish(workspaceId: string, keyHash: string, claim: IdempotencyClaim, newRun: boolean): Promise<boolean> {
+  /**
+   * Records the finished claim, releases the lock `lockToken` holds (a lock that lapsed and was taken by
+   * another request stays; no token: this request took none) and counts a new run; false if Redis could
+   * not be told.
+   */
+  async finish(
+    workspaceId: string,
+    keyHash: string,
+    claim: IdempotencyClaim,
+    newRun: boolean,
+    lockToken: string | undefined,
+  ): Promise<boolean> {
     const keys = beginKeys(this.prefix, workspaceId, keyHash);
+    // A lock's token is never empty, so '' releases nothing.
+    const holder = lockToken ?? '';
     const done = await this.attempt(
-      () => FINISH_SCRIPT.run(this.redis, keys, [JSON.stringify(claim), this.retentionMs, newRun ? '1' : '0']),
+      () => FINISH_SCRIPT.run(this.redis, keys, [JSON.stringify(claim), this.retentionMs, newRun ? '1' : '0', holder]),
       null,
     );
     return done !== null;
@@ -89,8 +114,12 @@ export class IdempotencyCache {
     await this.attempt(() => this.redis.set(beginKeys(this.prefix, workspaceId, '')[2], count, 'PX', ttlMs), null);
   }
 
-  async unlock(workspaceId: string, keyHash: string): Promise<void> {
-    await this.attempt(() => this.redis.del(beginKeys(this.prefix, workspaceId, keyHash)[1]), 0);
+  /** Releases the lock if `lockToken` still holds it; a failure leaves it to its expiry. */
+  async unlock(workspaceId: string, keyHash: string, lockToken: string): Promise<void> {
+    await this.attempt(
+      () => releaseOwnedLocks(this.redis, [{ key: beginKeys(this.prefix, workspaceId, keyHash)[1], token: lockToken }]),
+      0,
+    );
   }
 
   private async attempt<T, F>(operation: () => Promise<T>, fallback: F): Promise<T | F> {

@@ -52,7 +52,7 @@ export class RunsService {
     if (!placement.ok) {
       // The route took the lock the rate limit's round trip may have taken for this request: release it, or a corrected retry is told "in flight".
       if (begunAhead && 'lock' in begunAhead && begunAhead.lock === 'acquired') {
-        await this.cache.unlock(workspaceId, sha256Hex(idempotencyKey));
+        await this.cache.unlock(workspaceId, sha256Hex(idempotencyKey), begunAhead.token);
       }
       throw new ProblemError(placement.field === 'provider' ? 'unsupported_provider' : 'unsupported_region', {
         params: { [placement.field]: body[placement.field], allowed: placement.allowed },
@@ -67,11 +67,12 @@ export class RunsService {
     if ('finished' in begun) {
       return this.replay(begun.finished, fingerprint, workspaceId, idempotencyKey, canonical, cancelAfter);
     }
-    const lock = begun.lock;
-    if (lock === 'held-by-another') {
+    if (begun.lock === 'held-by-another') {
       throw new ProblemError('idempotency_in_flight', { headers: { 'Retry-After': '1' } });
     }
-    let unlocked = lock !== 'acquired';
+    // The token this request set the lock to: only it releases the lock, not one taken after it lapsed.
+    const lockToken = begun.lock === 'acquired' ? begun.token : undefined;
+    let unlocked = lockToken === undefined;
     try {
       const quota = await this.quota.check(workspaceId, begun.activeRuns);
       if (quota.exceeded) {
@@ -88,11 +89,11 @@ export class RunsService {
       // finishes its work (the body is the same, the fingerprint says so).
       await this.record(command);
       this.failpoint.hit('api.after-create-append');
-      unlocked = await this.cache.finish(workspaceId, keyHash, winner, claim.claimed);
+      unlocked = await this.cache.finish(workspaceId, keyHash, winner, claim.claimed, lockToken);
       return { run: pendingRun(command), replayed: !claim.claimed };
     } finally {
-      if (!unlocked) {
-        await this.cache.unlock(workspaceId, keyHash);
+      if (lockToken !== undefined && !unlocked) {
+        await this.cache.unlock(workspaceId, keyHash, lockToken);
       }
     }
   }
