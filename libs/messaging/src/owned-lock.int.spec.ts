@@ -31,7 +31,7 @@ describe('owned locks against real Redis: a release deletes only what its holder
     await redis.del(retaken.key);
   });
 
-  it("the rate limiter's release of a rider's lock (a body refused after the lock was taken) is a compare-and-delete too", async () => {
+  it("the rate limiter's release of a rider's lock compares before it deletes", async () => {
     const limiter = new RateLimiter(redis, env.namespace);
     const lapsed = { key: lockKey(), token: newLockToken() };
     const nextHolder = newLockToken();

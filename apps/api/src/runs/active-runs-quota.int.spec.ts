@@ -5,6 +5,8 @@ import { RunProjection } from '@wrs/projection';
 import { isolatedEnvironment, testSigningKey, testToken, type IsolatedEnvironment } from '@wrs/testing';
 import type { DataSource } from 'typeorm';
 import { startApi, type InProcessApi } from '../in-process-api.testing';
+import { beginKeys } from './idempotency-cache';
+import { sha256Hex } from './idempotency-key';
 
 /**
  * The quota of unfinished runs, decided on a count kept in Redis below the limit and by Postgres at
@@ -58,6 +60,8 @@ describe('active-runs quota: a count in Redis, corrected by Postgres', () => {
     version.set(runId, next);
   };
   const keptCount = async (): Promise<string | null> => redis.get(`${env.namespace}:quota:active:${workspace}`);
+  const lockHeld = async (idempotencyKey: string): Promise<boolean> =>
+    (await redis.exists(beginKeys(env.namespace, workspace, sha256Hex(idempotencyKey))[1])) === 1;
 
   beforeAll(async () => {
     env = await isolatedEnvironment();
@@ -97,9 +101,13 @@ describe('active-runs quota: a count in Redis, corrected by Postgres', () => {
     expect(await keptCount()).toBe('2');
     await project(first);
     await project(second);
-    const third = await create();
+    const thirdKey = randomUUID();
+    const third = await create(thirdKey);
     expect(third.status).toBe(429);
     expect(third.body).toMatchObject({ code: 'active_runs_quota_exceeded', params: { limit: 2, active: 2 } });
+    // Neither the accepted create nor the refused one left its lock: a retry is not told "in flight".
+    expect(await lockHeld(firstKey)).toBe(false);
+    expect(await lockHeld(thirdKey)).toBe(false);
     // A replay of an accepted run is neither refused nor counted again.
     const replay = await create(firstKey);
     expect(replay.status).toBe(201);

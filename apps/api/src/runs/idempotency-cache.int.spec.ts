@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
-import { beginKeys, IdempotencyCache } from './idempotency-cache';
+import { beginKeys, IdempotencyCache, type BeginResult } from './idempotency-cache';
 
 /**
  * A create's lock belongs to the request that took it: a request slower than the lock's lifetime must
@@ -26,43 +26,55 @@ describe('the idempotency lock: only its holder releases it', () => {
     await env.cleanup();
   });
 
-  /** The first request's lock lapses and a second request takes it; both answers, and the lock's key. */
+  /** The token of a lock `begin` took; fails the test when it took none. */
+  const tokenOf = (begun: BeginResult): string => {
+    if (!('lock' in begun) || begun.lock !== 'acquired') {
+      throw new Error(`the request should have taken the lock: ${JSON.stringify(begun)}`);
+    }
+    return begun.token;
+  };
+
+  /** The first request's lock lapses and a second request takes it; both tokens, and the lock's key. */
   const lapsedAndRetaken = async () => {
     const keyHash = randomUUID();
     const lockKey = beginKeys(env.namespace, workspace, keyHash)[1];
-    const first = await cache.begin(workspace, keyHash);
+    const first = tokenOf(await cache.begin(workspace, keyHash));
     await redis.del(lockKey);
-    const second = await cache.begin(workspace, keyHash);
-    if (!('lock' in first) || first.lock !== 'acquired' || !('lock' in second) || second.lock !== 'acquired') {
-      throw new Error(`both requests should have taken the lock in turn: ${JSON.stringify([first, second])}`);
-    }
+    const second = tokenOf(await cache.begin(workspace, keyHash));
     return { keyHash, lockKey, first, second };
   };
 
   it("a late unlock leaves the next request's lock: a third request is told the key is in flight", async () => {
     const { keyHash, lockKey, first, second } = await lapsedAndRetaken();
-    await cache.unlock(workspace, keyHash, first.token);
-    expect(await redis.get(lockKey)).toBe(second.token);
+    await cache.unlock(workspace, keyHash, first);
+    expect(await redis.get(lockKey)).toBe(second);
     expect(await cache.begin(workspace, keyHash)).toMatchObject({ lock: 'held-by-another' });
-    await cache.unlock(workspace, keyHash, second.token);
+    await cache.unlock(workspace, keyHash, second);
     expect(await redis.exists(lockKey)).toBe(0);
   });
 
   it("a late finish records its claim and leaves the next request's lock", async () => {
     const { keyHash, lockKey, first, second } = await lapsedAndRetaken();
-    expect(await cache.finish(workspace, keyHash, claim, true, first.token)).toBe(true);
-    expect(await redis.get(lockKey)).toBe(second.token);
+    expect(await cache.finish(workspace, keyHash, claim, true, first)).toBe(true);
+    expect(await redis.get(lockKey)).toBe(second);
     expect(await cache.begin(workspace, keyHash)).toEqual({ finished: claim });
   });
 
-  it('a finish releases its own lock, and one without a lock releases none', async () => {
+  it('a finish releases its own lock, and one that took no lock (Redis was unreachable at its begin) releases none', async () => {
     const keyHash = randomUUID();
     const lockKey = beginKeys(env.namespace, workspace, keyHash)[1];
-    const held = await cache.begin(workspace, keyHash);
-    expect(held).toMatchObject({ lock: 'acquired' });
-    await cache.finish(workspace, randomUUID(), claim, true, undefined);
-    expect(await redis.exists(lockKey)).toBe(1);
-    await cache.finish(workspace, keyHash, claim, true, 'lock' in held && held.lock === 'acquired' ? held.token : 'none');
+    const held = tokenOf(await cache.begin(workspace, keyHash));
+    await cache.finish(workspace, keyHash, claim, true, undefined);
+    expect(await redis.get(lockKey)).toBe(held);
+    await cache.finish(workspace, keyHash, claim, true, held);
     expect(await redis.exists(lockKey)).toBe(0);
+  });
+
+  it("a begin run again with the same token (a reply lost and the command resent) finds the lock its own, not another's", async () => {
+    const keyHash = randomUUID();
+    const lockKey = beginKeys(env.namespace, workspace, keyHash)[1];
+    const held = tokenOf(await cache.begin(workspace, keyHash));
+    expect(await cache.begin(workspace, keyHash, held)).toMatchObject({ lock: 'acquired', token: held });
+    expect(await redis.get(lockKey)).toBe(held);
   });
 });

@@ -15,7 +15,8 @@ export type BeginResult = { readonly finished: IdempotencyClaim } | (LockResult 
 
 /**
  * The finished claim if there is one, else the lock (set to this request's token, argv[2]) if free and
- * the active-runs count: one round trip.
+ * the active-runs count: one round trip. A lock that already holds the token is this request's own: the
+ * same script run again when its reply was lost and the client sent it once more.
  */
 export const BEGIN_FUNCTION = `
 local function begin(keys, argv)
@@ -23,6 +24,7 @@ local function begin(keys, argv)
   if done then return {'finished', done} end
   local active = redis.call('GET', keys[3])
   if redis.call('SET', keys[2], argv[2], 'PX', argv[1], 'NX') then return {'acquired', active} end
+  if redis.call('GET', keys[2]) == argv[2] then return {'acquired', active} end
   return {'held', active}
 end
 `;
@@ -51,12 +53,12 @@ export function beginResultOf(reply: [string, (string | null)?], token: string):
 }
 
 /**
- * Records the finished claim, releases the lock if this request (ARGV[4]) still holds it and, for a new
- * run, counts it where a count is kept.
+ * Records the finished claim, releases the lock if this request (ARGV[4], empty when it took none) still
+ * holds it and, for a new run, counts it where a count is kept.
  */
 const FINISH_SCRIPT = new LuaScript(`
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-if redis.call('GET', KEYS[2]) == ARGV[4] then redis.call('DEL', KEYS[2]) end
+if ARGV[4] ~= '' and redis.call('GET', KEYS[2]) == ARGV[4] then redis.call('DEL', KEYS[2]) end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then redis.call('INCR', KEYS[3]) end
 return 1`);
 
@@ -75,8 +77,8 @@ export class IdempotencyCache {
     private readonly lockMs = IDEMPOTENCY_LOCK_MS,
   ) {}
 
-  async begin(workspaceId: string, keyHash: string): Promise<BeginResult> {
-    const token = newLockToken();
+  /** `token`: the one to set the lock to, a new one unless a test says which. */
+  async begin(workspaceId: string, keyHash: string, token = newLockToken()): Promise<BeginResult> {
     const reply = await this.attempt(
       () =>
         BEGIN_SCRIPT.run(this.redis, beginKeys(this.prefix, workspaceId, keyHash), [this.lockMs, token]) as Promise<
@@ -92,18 +94,10 @@ export class IdempotencyCache {
    * another request stays; no token: this request took none) and counts a new run; false if Redis could
    * not be told.
    */
-  async finish(
-    workspaceId: string,
-    keyHash: string,
-    claim: IdempotencyClaim,
-    newRun: boolean,
-    lockToken: string | undefined,
-  ): Promise<boolean> {
+  async finish(workspaceId: string, keyHash: string, claim: IdempotencyClaim, newRun: boolean, lockToken?: string): Promise<boolean> {
     const keys = beginKeys(this.prefix, workspaceId, keyHash);
-    // A lock's token is never empty, so '' releases nothing.
-    const holder = lockToken ?? '';
     const done = await this.attempt(
-      () => FINISH_SCRIPT.run(this.redis, keys, [JSON.stringify(claim), this.retentionMs, newRun ? '1' : '0', holder]),
+      () => FINISH_SCRIPT.run(this.redis, keys, [JSON.stringify(claim), this.retentionMs, newRun ? '1' : '0', lockToken ?? '']),
       null,
     );
     return done !== null;

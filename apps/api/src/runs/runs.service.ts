@@ -72,7 +72,7 @@ export class RunsService {
     }
     // The token this request set the lock to: only it releases the lock, not one taken after it lapsed.
     const lockToken = begun.lock === 'acquired' ? begun.token : undefined;
-    let unlocked = lockToken === undefined;
+    let released = false;
     try {
       const quota = await this.quota.check(workspaceId, begun.activeRuns);
       if (quota.exceeded) {
@@ -89,10 +89,10 @@ export class RunsService {
       // finishes its work (the body is the same, the fingerprint says so).
       await this.record(command);
       this.failpoint.hit('api.after-create-append');
-      unlocked = await this.cache.finish(workspaceId, keyHash, winner, claim.claimed, lockToken);
+      released = await this.cache.finish(workspaceId, keyHash, winner, claim.claimed, lockToken);
       return { run: pendingRun(command), replayed: !claim.claimed };
     } finally {
-      if (lockToken !== undefined && !unlocked) {
+      if (lockToken !== undefined && !released) {
         await this.cache.unlock(workspaceId, keyHash, lockToken);
       }
     }
