@@ -1,26 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import { isolatedRedis } from '@wrs/testing';
 import { newLockToken, releaseOwnedLocks } from './owned-lock';
 import { RateLimiter } from './rate-limiter';
 
 describe('owned locks against real Redis: a release deletes only what its holder still holds', () => {
-  let env: IsolatedEnvironment;
-  let redis: Redis;
-
-  beforeAll(async () => {
-    env = await isolatedEnvironment();
-    redis = new Redis(env.redisUrl);
-  });
-
-  afterAll(async () => {
-    redis.disconnect();
-    await env.cleanup();
-  });
-
-  const lockKey = () => `${env.namespace}:lock:${randomUUID()}`;
+  const spec = isolatedRedis();
+  const lockKey = () => `${spec.env.namespace}:lock:${randomUUID()}`;
 
   it('releases its own locks and leaves a lock another holder set since', async () => {
+    const { redis } = spec;
     const mine = { key: lockKey(), token: newLockToken() };
     const retaken = { key: lockKey(), token: newLockToken() };
     await redis.set(mine.key, mine.token, 'PX', 60_000);
@@ -32,6 +20,7 @@ describe('owned locks against real Redis: a release deletes only what its holder
   });
 
   it("the rate limiter's release of a rider's lock compares before it deletes", async () => {
+    const { env, redis } = spec;
     const limiter = new RateLimiter(redis, env.namespace);
     const lapsed = { key: lockKey(), token: newLockToken() };
     const nextHolder = newLockToken();

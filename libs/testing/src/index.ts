@@ -22,6 +22,7 @@ export * from './free-port';
 export * from './browser-answers';
 export * from './raw-http';
 export * from './redis-monitor';
+export * from './isolated-redis';
 export * from './loopback-registry';
 export * from './loopback-registry-probe';
 export * from './registry-images';

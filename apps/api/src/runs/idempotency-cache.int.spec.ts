@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { isolatedEnvironment, type IsolatedEnvironment } from '@wrs/testing';
+import { isolatedRedis } from '@wrs/testing';
 import { beginKeys, IdempotencyCache, type BeginResult } from './idempotency-cache';
 
 /**
@@ -11,19 +10,13 @@ import { beginKeys, IdempotencyCache, type BeginResult } from './idempotency-cac
 describe('the idempotency lock: only its holder releases it', () => {
   const workspace = 'ws-lock-owner';
   const claim = { runId: randomUUID(), fingerprint: 'f', createdAt: '2026-11-27T18:00:00.000Z' };
-  let env: IsolatedEnvironment;
-  let redis: Redis;
+  const spec = isolatedRedis();
   let cache: IdempotencyCache;
+  const redis = () => spec.redis;
+  const namespace = () => spec.env.namespace;
 
-  beforeAll(async () => {
-    env = await isolatedEnvironment();
-    redis = new Redis(env.redisUrl);
-    cache = new IdempotencyCache(redis, env.namespace, 60_000);
-  });
-
-  afterAll(async () => {
-    redis.disconnect();
-    await env.cleanup();
+  beforeAll(() => {
+    cache = new IdempotencyCache(spec.redis, spec.env.namespace, 60_000);
   });
 
   /** The token of a lock `begin` took; fails the test when it took none. */
@@ -37,9 +30,9 @@ describe('the idempotency lock: only its holder releases it', () => {
   /** The first request's lock lapses and a second request takes it; both tokens, and the lock's key. */
   const lapsedAndRetaken = async () => {
     const keyHash = randomUUID();
-    const lockKey = beginKeys(env.namespace, workspace, keyHash)[1];
+    const lockKey = beginKeys(namespace(), workspace, keyHash)[1];
     const first = tokenOf(await cache.begin(workspace, keyHash));
-    await redis.del(lockKey);
+    await redis().del(lockKey);
     const second = tokenOf(await cache.begin(workspace, keyHash));
     return { keyHash, lockKey, first, second };
   };
@@ -47,34 +40,34 @@ describe('the idempotency lock: only its holder releases it', () => {
   it("a late unlock leaves the next request's lock: a third request is told the key is in flight", async () => {
     const { keyHash, lockKey, first, second } = await lapsedAndRetaken();
     await cache.unlock(workspace, keyHash, first);
-    expect(await redis.get(lockKey)).toBe(second);
+    expect(await redis().get(lockKey)).toBe(second);
     expect(await cache.begin(workspace, keyHash)).toMatchObject({ lock: 'held-by-another' });
     await cache.unlock(workspace, keyHash, second);
-    expect(await redis.exists(lockKey)).toBe(0);
+    expect(await redis().exists(lockKey)).toBe(0);
   });
 
   it("a late finish records its claim and leaves the next request's lock", async () => {
     const { keyHash, lockKey, first, second } = await lapsedAndRetaken();
     expect(await cache.finish(workspace, keyHash, claim, true, first)).toBe(true);
-    expect(await redis.get(lockKey)).toBe(second);
+    expect(await redis().get(lockKey)).toBe(second);
     expect(await cache.begin(workspace, keyHash)).toEqual({ finished: claim });
   });
 
   it('a finish releases its own lock, and one that took no lock (Redis was unreachable at its begin) releases none', async () => {
     const keyHash = randomUUID();
-    const lockKey = beginKeys(env.namespace, workspace, keyHash)[1];
+    const lockKey = beginKeys(namespace(), workspace, keyHash)[1];
     const held = tokenOf(await cache.begin(workspace, keyHash));
     await cache.finish(workspace, keyHash, claim, true, undefined);
-    expect(await redis.get(lockKey)).toBe(held);
+    expect(await redis().get(lockKey)).toBe(held);
     await cache.finish(workspace, keyHash, claim, true, held);
-    expect(await redis.exists(lockKey)).toBe(0);
+    expect(await redis().exists(lockKey)).toBe(0);
   });
 
   it("a begin run again with the same token (a reply lost and the command resent) finds the lock its own, not another's", async () => {
     const keyHash = randomUUID();
-    const lockKey = beginKeys(env.namespace, workspace, keyHash)[1];
+    const lockKey = beginKeys(namespace(), workspace, keyHash)[1];
     const held = tokenOf(await cache.begin(workspace, keyHash));
     expect(await cache.begin(workspace, keyHash, held)).toMatchObject({ lock: 'acquired', token: held });
-    expect(await redis.get(lockKey)).toBe(held);
+    expect(await redis().get(lockKey)).toBe(held);
   });
 });
