@@ -16,9 +16,12 @@ describe('gateway edge answers', () => {
   let gateway: Server;
   let port: number;
   const reported: EdgeAnswer[] = [];
+  /** Every request line the upstream received, as method and path. */
+  const upstreamSaw: string[] = [];
 
   beforeAll(async () => {
     upstream = createServer((req, res) => {
+      upstreamSaw.push(`${req.method} ${req.url}`);
       if (req.url === '/api/v1/version') {
         req.resume();
         req.on('end', () => {
@@ -149,6 +152,52 @@ describe('gateway edge answers', () => {
     expect(await connection.waitClosed(WAIT_MS)).toBe(true);
     expect(reported.slice(before)).toEqual([expect.objectContaining({ code, reason, status })]);
     await nextClientServed();
+  });
+
+  /** A request that hides a second one in a body its method does not take (a smuggling attempt). */
+  const smuggling = (method: string, framing: 'chunked' | 'length'): string => {
+    const hidden = 'GET /api/v1/smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
+    const body = framing === 'chunked' ? `${hidden.length.toString(16)}\r\n${hidden}\r\n0\r\n\r\n` : hidden;
+    const header = framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${hidden.length}`;
+    return `${method} /api/v1/version HTTP/1.1\r\nHost: x\r\n${header}\r\n\r\n${body}`;
+  };
+
+  it.each([
+    ['GET', 'chunked'],
+    ['GET', 'length'],
+    ['HEAD', 'chunked'],
+    ['DELETE', 'chunked'],
+    ['DELETE', 'length'],
+    ['OPTIONS', 'length'],
+    ['TRACE', 'chunked'],
+  ] as const)(
+    'a %s with a body (%s) is refused, 400 bad_request: nothing of it reaches an upstream socket the next client reuses',
+    async (method, framing) => {
+      const before = reported.length;
+      const seenBefore = upstreamSaw.length;
+      const { answer, connection } = await rawExchange(port, smuggling(method, framing), WAIT_MS);
+      if (method === 'HEAD') {
+        expect(answer?.status).toBe(400);
+      } else {
+        assertRawAnswerInContract('GET', '/version', expectProblem(answer, 400, 'bad_request'));
+      }
+      expect(await connection.waitClosed(WAIT_MS)).toBe(true);
+      expect(reported.slice(before)).toEqual([expect.objectContaining({ code: 'bad_request', reason: 'unexpected_body', status: 400 })]);
+      await nextClientServed();
+      expect(upstreamSaw.slice(seenBefore)).toEqual(['GET /api/v1/version']);
+    },
+  );
+
+  it('a DELETE with Content-Length: 0 (no body) is forwarded as usual', async () => {
+    const seenBefore = upstreamSaw.length;
+    const { answer, connection } = await rawExchange(
+      port,
+      'DELETE /api/v1/runs/x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n',
+      WAIT_MS,
+    );
+    connection.destroy();
+    expect(answer?.status).toBe(404);
+    expect(upstreamSaw.slice(seenBefore)).toEqual(['DELETE /api/v1/runs/x']);
   });
 
   it('CONNECT: 405 method_not_allowed with Allow (a reverse proxy is no tunnel), reported', async () => {

@@ -104,6 +104,12 @@ export function createGateway(options: GatewayOptions): Server {
   };
 
   const server = createServer((req, res) => {
+    if (carriesBody(req) && !BODY_METHODS.has(req.method ?? '')) {
+      // Node's client sends a GET's, DELETE's or TRACE's body unframed (and http-proxy-3 gives a DELETE
+      // Content-Length: 0): on a pooled upstream socket it would be read as the next client's request.
+      answerAtEdge(req, res, 'bad_request', 'unexpected_body', edge);
+      return;
+    }
     const kind = upstreamFor(req.url ?? '/');
     const replicas = options.upstreams[kind];
     const start = next[kind]++ % replicas.length;
@@ -160,6 +166,14 @@ function relayAnswer(answer: IncomingMessage, req: IncomingMessage, res: ServerR
       answer.socket?.destroy();
     }
   });
+}
+
+/** The methods whose requests the API gives a body; the upstream request frames theirs (chunked when no length). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** A body follows the headers: chunked, or a length above zero (Node has refused a request with both). */
+function carriesBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 function isBodiless(req: IncomingMessage): boolean {

@@ -25,6 +25,7 @@ export type EdgeReason =
   | 'duplicate_host'
   | 'unsupported_expect'
   | 'connect_method'
+  | 'unexpected_body'
   | 'upstream_timeout'
   | 'upstream_unavailable';
 
