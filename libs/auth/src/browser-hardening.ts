@@ -13,13 +13,17 @@ const EXPOSED_HEADERS = [
   'Allow',
   'RateLimit',
   'RateLimit-Policy',
+  'Preference-Applied',
+  'WWW-Authenticate',
 ];
 const ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
+  'Cancel-After',
   'Idempotency-Key',
   'If-Match',
   'Last-Event-ID',
+  'Prefer',
   'X-CSRF-Token',
   'X-Request-ID',
   'X-Service-Workspace-ID',
