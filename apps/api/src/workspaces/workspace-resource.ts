@@ -1,6 +1,6 @@
 import { kindOf } from '@wrs/config';
 import type { Immutable, PlacementOffer, Workspace, WorkspaceLimits } from '@wrs/contracts/types';
-import type { ProviderOffer } from '@wrs/domain';
+import { autoMayChoose, type ProviderOffer } from '@wrs/domain';
 import type { ServiceLimits, WorkspaceLimits as OwnLimits } from '@wrs/limits';
 import type { WorkspaceRecord } from '@wrs/persistence';
 
@@ -49,5 +49,5 @@ export function toWorkspaceLimits(own: OwnLimits, service: ServiceLimits): Immut
 }
 
 function toPlacementOffer(offer: ProviderOffer): Immutable<PlacementOffer> {
-  return { provider: offer.provider, kind: kindOf(offer), regions: offer.regions };
+  return { provider: offer.provider, kind: kindOf(offer), regions: offer.regions, auto: autoMayChoose(offer) };
 }

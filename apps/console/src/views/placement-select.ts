@@ -6,7 +6,7 @@ const AUTO = 'auto';
 
 /**
  * Provider and region choices from GET /workspaces/current, each with `auto` first (the service decides).
- * Regions follow the chosen provider; with `auto`, every provider's regions are offered.
+ * Regions follow the chosen provider; with `auto`, the regions of every offer `auto` may choose.
  */
 export function placementSelects(onError: (error: unknown) => void): { provider: HTMLSelectElement; region: HTMLSelectElement } {
   const provider = h(
@@ -18,7 +18,8 @@ export function placementSelects(onError: (error: unknown) => void): { provider:
   let offers: PlacementOffer[] = [];
 
   const showRegions = (): void => {
-    const chosen = provider.value === AUTO ? offers : offers.filter((o) => o.provider === provider.value);
+    // `auto` places only on offers it may choose (an older server does not say: all of them).
+    const chosen = provider.value === AUTO ? offers.filter((o) => o.auto !== false) : offers.filter((o) => o.provider === provider.value);
     const regions = [...new Set(chosen.flatMap((o) => o.regions))];
     const keep = regions.includes(region.value) ? region.value : AUTO;
     fill(region, option(AUTO, 'auto'), ...regions.map((r) => option(r, r)));

@@ -371,8 +371,9 @@ export interface components {
             /**
              * @description The providers a run of this workspace may name, each with the regions it may name with it,
              *     in the deployment's configured order (since 0.3.1; answers from older servers lack it). A
-             *     create request may also name `auto` as provider (any region listed here, or `auto`) and as
-             *     region (chosen among the provider's regions by the placement policy).
+             *     create request may also name `auto` as provider (with `auto` or any region of an offer whose
+             *     `auto` is not false; when no offer's is, `auto` is refused with 400 `unsupported_provider`)
+             *     and as region (chosen among the provider's regions by the placement policy).
              */
             placements?: components["schemas"]["PlacementOffer"][];
         };
@@ -380,6 +381,11 @@ export interface components {
             provider: string;
             /** @description What runs the workloads there (`simulator`, `container`, `kubernetes`; may gain values). */
             kind: string;
+            /**
+             * @description Whether provider `auto` may place a run here; false: only a run that names this provider
+             *     runs here (a simulator beside real providers, say). Absent (older servers): true.
+             */
+            auto?: boolean;
             regions: string[];
         };
         /** @description Every limit in force for the workspace (its own values where it has them). */

@@ -21,6 +21,16 @@ export interface ProviderOffer {
   readonly pullPolicy?: PullPolicy;
   /** Kind `container`: how long a pull may take before the run fails `image_pull_timed_out` (default 300). */
   readonly pullTimeoutSeconds?: number;
+  /** Kind `container`: the memory limit of a run that gives none, a quantity as in a run's resources (default `1Gi`). */
+  readonly defaultMemory?: string;
+  /** Kind `container`: the CPU limit of a run that gives none, millicores or cores (default `1`). */
+  readonly defaultCpu?: string;
+  /** Kind `container`: the most memory a run may ask for; a run asking more is refused (default: no maximum). */
+  readonly maxMemory?: string;
+  /** Kind `container`: the most CPU a run may ask for; a run asking more is refused (default: no maximum). */
+  readonly maxCpu?: string;
+  /** Kind `container`: how many processes and threads a container may hold at once (default 4096). */
+  readonly pidsLimit?: number;
 }
 
 /** As in Kubernetes: pull only a missing image, pull every time (a moving tag), or never pull. */
@@ -32,17 +42,28 @@ export const AUTO = 'auto';
 export type PlacementCheck =
   { readonly ok: true } | { readonly ok: false; readonly field: 'provider' | 'region'; readonly allowed: readonly string[] };
 
-/** Checked at the API so that an unknown provider or region is a 4xx, never a run that fails later. */
+/**
+ * Checked at the API so that an unknown provider or region is a 4xx, never a run that fails later. With
+ * `auto`, only the offers `auto` may choose count: a region only an `auto: false` offer has would be
+ * accepted and then fail for want of a candidate.
+ */
 export function checkRequestedPlacement(offers: readonly ProviderOffer[], provider: string, region: string): PlacementCheck {
   const providers = offers.map((o) => o.provider);
-  if (provider !== AUTO && !providers.includes(provider)) {
-    return { ok: false, field: 'provider', allowed: [AUTO, ...providers] };
+  const autoOffers = offers.filter(autoMayChoose);
+  const providerChoices = autoOffers.length > 0 ? [AUTO, ...providers] : providers;
+  if (provider === AUTO ? autoOffers.length === 0 : !providers.includes(provider)) {
+    return { ok: false, field: 'provider', allowed: providerChoices };
   }
-  const regions = regionsOf(offers, provider);
+  const regions = regionsOf(provider === AUTO ? autoOffers : offers, provider);
   if (region !== AUTO && !regions.includes(region)) {
     return { ok: false, field: 'region', allowed: [AUTO, ...regions] };
   }
   return { ok: true };
+}
+
+/** Whether `auto` may place a run on the offer (unless it says `auto: false`). */
+export function autoMayChoose(offer: ProviderOffer): boolean {
+  return offer.auto !== false;
 }
 
 /**
@@ -57,7 +78,7 @@ export function placementCandidates(
   loadOf?: (provider: string, region: string) => number,
 ): PlacementCandidate[] {
   const ranked = offers
-    .filter((o) => (provider === AUTO ? o.auto !== false : o.provider === provider))
+    .filter((o) => (provider === AUTO ? autoMayChoose(o) : o.provider === provider))
     .flatMap((o) =>
       o.regions
         .filter((r) => region === AUTO || r === region)

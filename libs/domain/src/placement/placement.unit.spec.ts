@@ -65,6 +65,24 @@ describe('placement', () => {
   });
   it('accepts auto everywhere', () => expect(checkRequestedPlacement(offers, 'auto', 'auto')).toEqual({ ok: true }));
 
+  it('with auto, refuses a region only an offer marked auto: false has (it would be accepted and then find no candidate)', () => {
+    const mixed: ProviderOffer[] = [
+      { provider: 'container', regions: ['local'], priority: 0 },
+      { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 1, auto: false },
+    ];
+    expect(checkRequestedPlacement(mixed, 'auto', 'local-1')).toEqual({ ok: false, field: 'region', allowed: ['auto', 'local'] });
+    expect(placementCandidates(mixed, 'auto', 'local-1')).toEqual([]);
+    expect(checkRequestedPlacement(mixed, 'auto', 'local')).toEqual({ ok: true });
+    expect(checkRequestedPlacement(mixed, 'simulator', 'local-1')).toEqual({ ok: true });
+  });
+
+  it('refuses auto as provider when every offer is marked auto: false, and does not offer it', () => {
+    const named: ProviderOffer[] = [{ provider: 'simulator', regions: ['local-1'], priority: 0, auto: false }];
+    expect(checkRequestedPlacement(named, 'auto', 'auto')).toEqual({ ok: false, field: 'provider', allowed: ['simulator'] });
+    expect(checkRequestedPlacement(named, 'aws', 'auto')).toEqual({ ok: false, field: 'provider', allowed: ['simulator'] });
+    expect(checkRequestedPlacement(named, 'simulator', 'auto')).toEqual({ ok: true });
+  });
+
   it('auto never chooses an offer marked auto: false; asking for it by name still does', () => {
     const mixed: ProviderOffer[] = [
       { provider: 'container', regions: ['local'], priority: 0 },
