@@ -92,6 +92,32 @@ describe('the api in-process, on a real socket, against real NATS and Postgres',
       }
     });
 
+    it('a run id whose percent-encoding does not decode names no run: 404, with or without a credential', async () => {
+      for (const credential of [token, undefined]) {
+        const read = await sendRequest('GET', `${api.url}/runs/%ZZ`, { token: credential });
+        contractValidator().assertResponse('GET', '/runs/{runId}', read);
+        expect([read.status, (read.body as { code?: string }).code]).toEqual([404, 'route_not_found']);
+        const cancel = await sendRequest('POST', `${api.url}/runs/%E0%A4%A:cancel`, { token: credential });
+        contractValidator().assertResponse('POST', '/runs/{runId}:cancel', cancel);
+        expect([cancel.status, (cancel.body as { code?: string }).code]).toEqual([404, 'route_not_found']);
+      }
+    });
+
+    it("with no encryption key configured, storing a secret is a 503 whose Retry-After says a minute, not a second's retry", async () => {
+      const stored = await client.call('POST /provider-credentials', '/provider-credentials', {
+        token,
+        body: { provider: 'simulator', secret: 'sk-not-kept' },
+      });
+      const hooked = await client.call('POST /webhooks', '/webhooks', { token, body: { url: 'https://hooks.example.com/wrs' } });
+      for (const res of [stored, hooked]) {
+        expect([res.status, (res.body as { code?: string }).code, res.headers.get('retry-after')]).toEqual([
+          503,
+          'dependency_unavailable',
+          '60',
+        ]);
+      }
+    });
+
     it('406 for an Accept header the service cannot satisfy', async () => {
       const res = await client.call('GET /version', '/version', { headers: { accept: 'text/html' } });
       expect(res.status).toBe(406);

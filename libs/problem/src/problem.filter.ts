@@ -1,4 +1,4 @@
-import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { BadRequestException, Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { ProblemCode } from './catalogue';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-body';
@@ -15,6 +15,9 @@ const NEST_STATUS_CODES: Partial<Record<number, ProblemCode>> = {
   [HttpStatus.BAD_REQUEST]: 'validation_failed',
 };
 
+/** How Nest words Express's failure to decode a path parameter (`/runs/%ZZ`), as a BadRequestException. */
+const UNDECODABLE_PARAM = 'Failed to decode param';
+
 /**
  * The one place errors become HTTP: every failure leaves as application/problem+json with a stable
  * `code`. Unexpected errors are 500 with `retryable: true` and nothing internal in the body.
@@ -29,7 +32,6 @@ export class ProblemFilter implements ExceptionFilter {
     const res = http.getResponse<Response>();
     const { code, error } = this.classify(exception);
     if (code === 'dependency_unavailable' && !error) {
-      res.setHeader('Retry-After', '1');
       this.logger.warn(
         `dependency unavailable on ${req.method} ${req.route?.path ?? 'unmatched route'} (request ${requestIdOf(req)}): ${describe(exception).split('\n')[0]}`,
       );
@@ -47,6 +49,13 @@ export class ProblemFilter implements ExceptionFilter {
     for (const [name, value] of Object.entries(error?.options.headers ?? {})) {
       res.setHeader(name, value);
     }
+    if (
+      code === 'dependency_unavailable' &&
+      !Object.keys(error?.options.headers ?? {}).some((name) => name.toLowerCase() === 'retry-after')
+    ) {
+      // The contract's 503 says when to retry: a client that follows it must not have to guess.
+      res.setHeader('Retry-After', '1');
+    }
     const body = problemBody(code, requestIdOf(req), {
       ...(error?.options.detail ? { detail: error.options.detail } : {}),
       ...(error?.options.params ? { params: error.options.params } : {}),
@@ -60,6 +69,10 @@ export class ProblemFilter implements ExceptionFilter {
     }
     if (isDependencyFailure(exception)) {
       return { code: 'dependency_unavailable' };
+    }
+    if (exception instanceof BadRequestException && exception.message.startsWith(UNDECODABLE_PARAM)) {
+      // A path whose percent-encoding does not decode names nothing the contract has: 404, as any other path would be.
+      return { code: 'route_not_found' };
     }
     if (exception instanceof HttpException) {
       const code = NEST_STATUS_CODES[exception.getStatus()];

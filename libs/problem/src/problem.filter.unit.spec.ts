@@ -46,6 +46,15 @@ describe('ProblemFilter', () => {
     expect(out.body).not.toContain('secret');
   });
 
+  it("gives a ProblemError's 503 a Retry-After, its own when it has one", () => {
+    const bare = recorder();
+    new ProblemFilter().catch(new ProblemError('dependency_unavailable', { detail: 'encryption is not configured' }), bare.host);
+    expect([bare.out.status, bare.out.headers['Retry-After']]).toEqual([503, '1']);
+    const own = recorder();
+    new ProblemFilter().catch(new ProblemError('dependency_unavailable', { headers: { 'Retry-After': '60' } }), own.host);
+    expect(own.out.headers['Retry-After']).toBe('60');
+  });
+
   it('turns a dependency failure into a retryable 503 with Retry-After', () => {
     const { out, host } = recorder();
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });

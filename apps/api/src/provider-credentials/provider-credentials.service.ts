@@ -6,6 +6,7 @@ import { lastFour, parseKubernetesCredential, sealSecret } from '@wrs/credential
 import { isUuid } from '@wrs/domain';
 import { ProviderCredentials, type ProviderCredentialSummary } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
+import { NOT_CONFIGURED_RETRY_SECONDS } from '../not-configured';
 import type { CreateProviderCredentialDto } from './create-provider-credential.dto';
 import { CREDENTIALS_OPTIONS, type CredentialsOptions } from './credentials-options';
 
@@ -26,7 +27,10 @@ export class ProviderCredentialsService {
     const kek = this.options.publicKeks[0];
     const fingerprint = this.fingerprints.fingerprint(body.secret);
     if (!kek || !fingerprint) {
-      throw new ProblemError('dependency_unavailable', { detail: 'provider credential encryption is not configured' });
+      throw new ProblemError('dependency_unavailable', {
+        detail: 'provider credential encryption is not configured',
+        headers: { 'Retry-After': String(NOT_CONFIGURED_RETRY_SECONDS) },
+      });
     }
     const offered = this.options.offers.find((o) => o.provider === body.provider);
     if (!offered) {

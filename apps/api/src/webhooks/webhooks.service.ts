@@ -4,6 +4,7 @@ import { sealSecret } from '@wrs/credentials';
 import { isUuid } from '@wrs/domain';
 import { Webhooks, type WebhookDeliverySummary, type WebhookSummary } from '@wrs/persistence';
 import { ProblemError } from '@wrs/problem';
+import { NOT_CONFIGURED_RETRY_SECONDS } from '../not-configured';
 import { CREDENTIALS_OPTIONS, type CredentialsOptions } from '../provider-credentials/credentials-options';
 import type { CreateWebhookDto } from './create-webhook.dto';
 
@@ -67,7 +68,10 @@ export class WebhooksService {
   private newSecret(workspaceId: string, id: string): { secret: string; sealed: unknown } {
     const kek = this.options.publicKeks[0];
     if (!kek) {
-      throw new ProblemError('dependency_unavailable', { detail: 'webhook secret encryption is not configured' });
+      throw new ProblemError('dependency_unavailable', {
+        detail: 'webhook secret encryption is not configured',
+        headers: { 'Retry-After': String(NOT_CONFIGURED_RETRY_SECONDS) },
+      });
     }
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     return { secret, sealed: sealSecret(secret, kek, webhookSecretAssociatedData(workspaceId, id)) };
