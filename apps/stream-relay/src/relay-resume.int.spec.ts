@@ -249,6 +249,40 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     expect(after.events.map((e) => e.event)).toEqual(['run.succeeded']);
   });
 
+  /** A finished run, projected, whose events were then all removed (retention, or a deletion cut short). */
+  async function finishedRunWithEveryEventRemoved(): Promise<{ runId: string; seqs: number[] }> {
+    const runId = randomUUID();
+    const events = finishedRun(runId, 'ws-a');
+    const seqs = await appendAll(runId, events);
+    const db = await openDatabase(env.database);
+    const projection = new RunProjection(db);
+    for (const [i, e] of events.entries()) {
+      await projection.project(runId, seqs[i]!, e);
+    }
+    await db.destroy();
+    await deps.feed.close(); // a relay that did not see the events (see above)
+    const names = new StreamNames(env.namespace);
+    await (await jetstreamManager(nc)).streams.purge(names.eventsStream, { filter: names.runEvents('ws-a', runId) });
+    return { runId, seqs };
+  }
+
+  it('every event removed, a client that saw some of them: a reset with the state it ends in, not a silent stream', async () => {
+    const { runId, seqs } = await finishedRunWithEveryEventRemoved();
+    const resumed = await follow(runId, { 'last-event-id': String(seqs[1]) });
+    expect(resumed.status).toBe(200);
+    expect(resumed.events.map((e) => e.event)).toEqual(['reset']);
+    const reset = JSON.parse(resumed.events[0]!.data) as { data: { firstAvailableId: number | null; run: { state: string } } };
+    contractValidator().assertSchema('RunReset', reset);
+    expect(reset.data).toMatchObject({ firstAvailableId: null, run: { state: 'succeeded' } });
+  });
+
+  it('every event removed, a client that saw the end: 204, so EventSource stops', async () => {
+    const { runId, seqs } = await finishedRunWithEveryEventRemoved();
+    const done = await follow(runId, { 'last-event-id': String(seqs[3]) });
+    assertContract(done);
+    expect(done.status).toBe(204);
+  });
+
   it('sends no reset when the run is created and projected between the stream opening and the gap check (chaos finding)', async () => {
     const runId = randomUUID();
     const events = finishedRun(runId, 'ws-a');

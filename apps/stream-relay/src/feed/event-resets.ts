@@ -27,18 +27,21 @@ export class EventResets {
 
   /** `first` is the first event the stream delivers, or null when the run had none as it opened. */
   async check(workspaceId: string, runId: string, after: number, first: FeedEvent | null): Promise<StreamReset | null> {
-    const gap = first ? first.previous !== null && first.previous > after : after === 0;
-    if (!gap) {
+    if (first && !(first.previous !== null && first.previous > after)) {
       return null;
     }
     const run = await this.queries.find(workspaceId, runId);
-    if (!first && !run) {
-      return null; // accepted, not yet created: nothing was removed
-    }
-    // The run may have been created and projected since the stream opened. Its events were removed
-    // only if they are still missing now that its row is read (the chaos run saw false resets at id 0).
-    if (!first && (await this.feed.last(workspaceId, runId))) {
-      return null;
+    if (!first) {
+      // No event is held. Some were removed if the row folded events after the client's id (all of
+      // them for a client with none); none if it has seen every event the row folded.
+      if (!run || run.version <= after) {
+        return null; // accepted, not yet created; or nothing after the client's id was ever stored
+      }
+      // The run may have been created and projected since the stream opened. Its events were removed
+      // only if they are still missing now that its row is read (the chaos run saw false resets at id 0).
+      if (await this.feed.last(workspaceId, runId)) {
+        return null;
+      }
     }
     const firstAvailableId = first?.seq ?? null;
     const reset: Immutable<RunReset> = {

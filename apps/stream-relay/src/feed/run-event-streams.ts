@@ -45,10 +45,14 @@ export class RunEventStreams {
     // the client has seen further than the firehose has).
     const known = await this.feed.known(workspaceId, runId);
     const last = knownSuffices(known, after) ? known : await this.feed.last(workspaceId, runId);
-    if (!last && !(await this.queries.find(workspaceId, runId))) {
+    const row = last ? null : await this.queries.find(workspaceId, runId);
+    if (!last && !row) {
       return NOT_FOUND;
     }
-    if (last && isTerminalEventType(last.envelope.type) && last.seq <= after) {
+    // Finished and seen to its end by the client: from its events, or, when none is held any more
+    // (retention, a purge), from its row.
+    const seenToEnd = last ? isTerminalEventType(last.envelope.type) && last.seq <= after : row!.terminal && row!.version <= after;
+    if (seenToEnd) {
       return FINISHED;
     }
     const { maxEventStreams } = await this.limits.for(workspaceId);
