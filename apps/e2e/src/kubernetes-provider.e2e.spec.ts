@@ -30,6 +30,8 @@ describe('the kubernetes provider through the whole stack (fake Kubernetes API s
     fake = await startFakeKubernetes({ token: K8S_TOKEN, namespaces: [NAMESPACE], missingImages: ['registry.example/nothing:1'] });
     f = await startStack(['ws-cluster', 'ws-bare'], {
       PROVIDERS_JSON: PROVIDERS,
+      // The fake cluster is on loopback: allowed as an operator allows its clusters' private range.
+      KUBERNETES_ALLOWED_PRIVATE_RANGES: '127.0.0.0/8',
       CONTAINER_ENGINE_SOCKET: join(tmpdir(), `wrs-no-engine-${randomUUID()}.sock`),
     });
   });

@@ -49,6 +49,7 @@ void runService('run-worker', async (lifecycle) => {
     revocationRetentionMs: revocationRetentionMs(config.AUTH_TOKEN_MAX_TTL_SECONDS),
     streamReplicas: config.JETSTREAM_REPLICAS,
     containerEngineSocket: config.CONTAINER_ENGINE_SOCKET,
+    kubernetesAllowedPrivateRanges: config.KUBERNETES_ALLOWED_PRIVATE_RANGES,
     providerUnresponsiveMs: config.PROVIDER_UNRESPONSIVE_SECONDS * 1000,
     providerProbeIntervalMs: config.PROVIDER_PROBE_INTERVAL_MS,
     failpoint: config.FAILPOINT,

@@ -22,8 +22,9 @@ import { CredentialVault } from './credential-vault';
 import { ProjectionConsumer } from './projection-consumer';
 import { ContainerProvider } from './providers/container.provider';
 import { containerEngine } from './providers/container/engine';
-import { pullSettingsOf } from './providers/container/image-pull';
+import { containerSettingsOf } from './providers/container-limits';
 import { KubernetesProvider } from './providers/kubernetes.provider';
+import { ServerAddresses } from './providers/kubernetes/server-guard';
 import type { RunProvider } from './providers/provider';
 import { ProviderRegistry } from './providers/provider-registry';
 import { SimulatorProvider } from './providers/simulator.provider';
@@ -56,6 +57,8 @@ export interface RunWorkerOptions {
   /** Private key-encryption keys by id: what opens stored provider credentials at dispatch. */
   readonly privateKeks: ReadonlyMap<string, KeyObject>;
   readonly containerEngineSocket?: string | undefined;
+  /** KUBERNETES_ALLOWED_PRIVATE_RANGES: the private ranges a workspace's Kubernetes API server may be in (default none). */
+  readonly kubernetesAllowedPrivateRanges?: string | undefined;
   readonly providerUnresponsiveMs: number;
   /** How often providers with a global health endpoint are probed (default 10 s). */
   readonly providerProbeIntervalMs?: number;
@@ -90,11 +93,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
   const credentials = new ProviderCredentials(db);
   const vault = new CredentialVault(credentials, options.privateKeks);
   const queries = new RunQueries(db);
+  const serverAddresses = new ServerAddresses(options.kubernetesAllowedPrivateRanges ?? '');
   const providerList = offers.flatMap((offer): RunProvider[] => {
     switch (kindOf(offer)) {
       case 'container':
         return options.containerEngineSocket
-          ? [new ContainerProvider(containerEngine(options.containerEngineSocket), offer.provider, namespace, pullSettingsOf(offer))]
+          ? [new ContainerProvider(containerEngine(options.containerEngineSocket), offer.provider, namespace, containerSettingsOf(offer))]
           : [];
       case 'kubernetes':
         // Each workspace's own cluster, from its stored credential.
@@ -102,6 +106,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<Running
           new KubernetesProvider(offer.provider, (workspaceId, provider, region) => vault.open(workspaceId, provider, region), {
             owner: namespace,
             places: () => credentials.placesOf(offer.provider),
+            serverAddresses,
           }),
         ];
       case 'simulator':

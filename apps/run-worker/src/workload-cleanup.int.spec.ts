@@ -19,6 +19,7 @@ import type { DataSource } from 'typeorm';
 import { ContainerProvider } from './providers/container.provider';
 import { containerEngine } from './providers/container/engine';
 import { KubernetesProvider } from './providers/kubernetes.provider';
+import { ServerAddresses } from './providers/kubernetes/server-guard';
 import type { RunProvider } from './providers/provider';
 import { runFates, WorkloadCleanup } from './workload-cleanup';
 
@@ -210,6 +211,7 @@ describe('WorkloadCleanup', () => {
       new KubernetesProvider('k8s', () => Promise.resolve(credential), {
         owner,
         places: () => Promise.resolve([{ workspaceId: WS, region: 'local' }]),
+        serverAddresses: new ServerAddresses('127.0.0.0/8'), // the fake listens on loopback
       });
     const jobsOf = (runId: string) => fake.jobs().filter((j) => j.metadata?.labels?.['workload-run-service.io/run'] === runId);
 

@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { isIP } from 'node:net';
+import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { CommonEnv } from './env-schemas';
 import { IntBetween } from './env-values';
 
@@ -11,6 +12,37 @@ export const WORKER_CONNECTIONS_BESIDE_SENDERS = 6;
  */
 export function workerDatabasePoolSize(webhookSenders: number): number {
   return WORKER_CONNECTIONS_BESIDE_SENDERS + webhookSenders;
+}
+
+/** One range of KUBERNETES_ALLOWED_PRIVATE_RANGES. */
+export interface AddressRange {
+  readonly network: string;
+  readonly prefix: number;
+  readonly family: 'ipv4' | 'ipv6';
+}
+
+/**
+ * KUBERNETES_ALLOWED_PRIVATE_RANGES as ranges: comma-separated CIDRs, a bare address meaning itself
+ * alone (`10.20.0.0/16,10.30.1.5,fd00:1::/64`); undefined when an entry is neither.
+ */
+export function addressRangesOf(setting: string): AddressRange[] | undefined {
+  const entries = setting
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const ranges = entries.map(addressRangeOf);
+  return ranges.every((range): range is AddressRange => range !== undefined) ? ranges : undefined;
+}
+
+function addressRangeOf(entry: string): AddressRange | undefined {
+  const [network = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(network);
+  if (version === 0 || rest.length > 0) {
+    return undefined;
+  }
+  const bits = version === 4 ? 32 : 128;
+  const length = prefix === undefined ? bits : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+  return length <= bits ? { network, prefix: length, family: version === 4 ? 'ipv4' : 'ipv6' } : undefined;
 }
 
 /** Variables of the run-worker: its providers, credentials and the pace of its reconciler. */
@@ -72,6 +104,20 @@ export class WorkerEnv extends CommonEnv {
   /** Webhook targets in loopback, link-local and private ranges are refused unless this is `true` (SSRF). */
   @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
   WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false';
+
+  /**
+   * The private ranges where workspaces' Kubernetes API servers may be (a cluster on the operator's own
+   * network). Any other loopback, link-local or private address a credential leads to is refused (SSRF).
+   */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isAddressRanges',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && addressRangesOf(value) !== undefined,
+      defaultMessage: () => 'KUBERNETES_ALLOWED_PRIVATE_RANGES must be CIDRs or addresses, comma-separated (e.g. 10.20.0.0/16,fd00:1::/64)',
+    },
+  })
+  KUBERNETES_ALLOWED_PRIVATE_RANGES?: string;
 
   /** One delivery attempt, connection to answer, at most this long. */
   @IntBetween(100, 60000)

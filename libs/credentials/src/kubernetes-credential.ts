@@ -21,7 +21,9 @@ export type KubernetesCredentialParse =
 
 /**
  * Parses a secret: the api checks it when it is stored, the worker when it opens it. A problem names
- * the bad field, never its value (the token is in there).
+ * the bad field, never its value (the token is in there). The server's address is not judged here: the
+ * worker judges each address it connects to against its own KUBERNETES_ALLOWED_PRIVATE_RANGES, which
+ * the api does not know.
  */
 export function parseKubernetesCredential(secret: string): KubernetesCredentialParse {
   let value: unknown;

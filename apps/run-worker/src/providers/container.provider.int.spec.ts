@@ -1,9 +1,11 @@
 import type { RunView } from '@wrs/domain';
 import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding } from '@wrs/testing';
 import { ContainerProvider } from './container.provider';
+import { containerLimitsOf } from './container-limits';
 import { containerRunOf, exitCodeOf } from './container-runs.testing';
 import { containerEngine } from './container/engine';
 import { DEFAULT_PULL } from './container/image-pull';
+import { ProviderError } from './provider';
 
 const SOCKET = CONTAINER_SOCKET;
 const IMAGE = CONTAINER_IMAGE;
@@ -108,19 +110,70 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
     await provider.release(run);
   });
 
-  it("applies the workload's resources as the container's limits", async () => {
-    const cg = '/sys/fs/cgroup';
-    const show =
-      `if [ -f ${cg}/memory.max ]; then cat ${cg}/memory.max ${cg}/cpu.max; ` +
-      `else cat ${cg}/memory/memory.limit_in_bytes; echo "$(cat ${cg}/cpu/cpu.cfs_quota_us) $(cat ${cg}/cpu/cpu.cfs_period_us)"; fi`;
-    const run = containerRunOf(IMAGE, show, { cpu: '500m', memory: '256Mi' });
-    await provider.submit(run, placement);
-    expect(await exitCodeOf(provider, run)).toBe(0);
-    const lines = (await provider.logs(run, 0)).map((l) => l.line);
-    await provider.release(run);
-    // Memory in bytes; CPU as "<quota> <period>" (cgroup v2 cpu.max, or v1's two files): half a core.
-    expect(lines[0]).toBe(String(256 * 1024 * 1024));
+  /** The container's own view of its bounds: memory bytes, CPU as "<quota> <period>", pids, and NoNewPrivs. */
+  const cg = '/sys/fs/cgroup';
+  const showBounds =
+    `if [ -f ${cg}/memory.max ]; then cat ${cg}/memory.max ${cg}/cpu.max ${cg}/pids.max; ` +
+    `else cat ${cg}/memory/memory.limit_in_bytes; echo "$(cat ${cg}/cpu/cpu.cfs_quota_us) $(cat ${cg}/cpu/cpu.cfs_period_us)"; ` +
+    `cat ${cg}/pids/pids.max; fi; grep NoNewPrivs /proc/self/status`;
+
+  /** Runs `run` to its end and returns its lines and the engine's HostConfig of its container. */
+  async function boundsOf(submitter: ContainerProvider, run: RunView) {
+    await submitter.submit(run, placement);
+    expect(await exitCodeOf(submitter, run)).toBe(0);
+    const lines = (await submitter.logs(run, 0)).map((l) => l.line);
+    const { HostConfig } = await engine.getContainer(`wrs-${run.runId}`).inspect();
+    await submitter.release(run);
     const [quota, period] = (lines[1] ?? '').split(' ').map(Number);
-    expect(quota! / period!).toBeCloseTo(0.5);
+    return { memory: lines[0], cores: quota! / period!, pids: lines[2], noNewPrivs: lines[3], hostConfig: HostConfig };
+  }
+
+  it("applies the workload's resources as the container's limits", async () => {
+    const seen = await boundsOf(provider, containerRunOf(IMAGE, showBounds, { cpu: '500m', memory: '256Mi' }));
+    expect(seen.memory).toBe(String(256 * 1024 * 1024));
+    expect(seen.cores).toBeCloseTo(0.5);
+    expect(seen.pids).toBe('4096');
+    expect(seen.hostConfig).toMatchObject({ Memory: 256 * 1024 * 1024, NanoCpus: 500_000_000, PidsLimit: 4096 });
+  });
+
+  it('bounds a run that gives no resources by the defaults, with a pids limit and no new privileges', async () => {
+    const seen = await boundsOf(provider, containerRunOf(IMAGE, showBounds));
+    expect(seen.memory).toBe(String(1024 ** 3));
+    expect(seen.cores).toBeCloseTo(1);
+    expect(seen.pids).toBe('4096');
+    expect(seen.noNewPrivs).toMatch(/^NoNewPrivs:\s+1$/);
+    expect(seen.hostConfig).toMatchObject({ Memory: 1024 ** 3, PidsLimit: 4096, SecurityOpt: ['no-new-privileges'] });
+  });
+
+  it("bounds a run by its offer's defaults and pids limit", async () => {
+    const limits = containerLimitsOf({ provider: 'container', regions: ['local'], priority: 0, defaultMemory: '64Mi', pidsLimit: 64 });
+    const seen = await boundsOf(
+      new ContainerProvider(engine, 'container', 'wrs', { ...DEFAULT_PULL, limits }),
+      containerRunOf(IMAGE, showBounds),
+    );
+    expect(seen.memory).toBe(String(64 * 1024 * 1024));
+    expect(seen.pids).toBe('64');
+    expect(seen.hostConfig).toMatchObject({ Memory: 64 * 1024 * 1024, PidsLimit: 64 });
+  });
+
+  it("kills a run that keeps taking memory at its offer's default limit, not at the host's end", async () => {
+    const limits = containerLimitsOf({ provider: 'container', regions: ['local'], priority: 0, defaultMemory: '32Mi' });
+    const bounded = new ContainerProvider(engine, 'container', 'wrs', { ...DEFAULT_PULL, limits });
+    // The review's `tail /dev/zero` (tail holds a line that never ends), capped at 128 MiB: without a limit this test must not eat the host.
+    const run = containerRunOf(IMAGE, 'head -c 134217728 /dev/zero | tail');
+    await bounded.submit(run, placement);
+    // SIGKILL from the OOM killer in the container's cgroup (Podman 4.3 leaves State.OOMKilled false).
+    expect(await exitCodeOf(bounded, run)).toBe(137);
+    await bounded.release(run);
+  });
+
+  it('refuses a run asking above the maximum before it pulls or makes anything', async () => {
+    const limits = containerLimitsOf({ provider: 'container', regions: ['local'], priority: 0, maxMemory: '512Mi' });
+    const bounded = new ContainerProvider(engine, 'container', 'wrs', { policy: 'Always', timeoutMs: 1, limits });
+    const run = containerRunOf(IMAGE, 'echo never', { memory: '1Gi' });
+    const refused = bounded.submit(run, placement);
+    await expect(refused).rejects.toThrow(ProviderError);
+    await expect(refused).rejects.toThrow('the workload asks for 1Gi of memory; this provider allows at most 512Mi');
+    expect((await bounded.observe(run)).phase).toBe('lost');
   });
 });

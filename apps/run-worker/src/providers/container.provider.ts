@@ -6,8 +6,10 @@ import { ContainerLogs, DEFAULT_LOG_SETTINGS, type LogSettings } from './contain
 import { engineLogSource } from './container/engine-log-source';
 import { phaseOfStatus } from './container/container-status';
 import { watchRunContainers } from './container/engine-events';
-import { containerName, LABEL_OWNER, LABEL_PULL, LABEL_RUN, LABEL_WORKSPACE } from './container/identity';
-import { DEFAULT_PULL, ensureImage, type PullSettings, type PullSummary } from './container/image-pull';
+import { containerName, LABEL_OWNER, LABEL_RUN, LABEL_WORKSPACE } from './container/identity';
+import { DEFAULT_PULL, ensureImage, type PullSummary } from './container/image-pull';
+import { DEFAULT_CONTAINER_LIMITS, refuseAboveMaximum, type ContainerLimits, type ContainerSettings } from './container-limits';
+import { containerSpec } from './container-spec';
 import {
   ALWAYS_WANTED,
   ProviderError,
@@ -17,13 +19,12 @@ import {
   type RunProvider,
   type StillWanted,
 } from './provider';
-import { cpuNanos, memoryBytes } from './quantities';
 
 /**
  * Runs a workload as a real container on a Docker Engine API endpoint (Docker, or Podman's service),
- * pulling its image as the provider's pull policy says. Every call is idempotent by run id: the
- * container is named after the run, so a worker that died after creating it and is handed the same
- * run again finds it and re-attaches instead of starting a second one.
+ * pulling its image as the provider's pull policy says and bounded by its limits. Every call is
+ * idempotent by run id: the container is named after the run, so a worker that died after creating it
+ * and is handed the same run again finds it and re-attaches instead of starting a second one.
  */
 export class ContainerProvider implements RunProvider {
   /** The engine is this installation's own: a workspace stores no key for it. */
@@ -32,17 +33,20 @@ export class ContainerProvider implements RunProvider {
   private readonly runLogs: ContainerLogs;
   /** Who watch() tells of a run's change (its follower brought lines). */
   private readonly watchers = new Set<(runId: string) => void>();
+  private readonly limits: ContainerLimits;
 
   constructor(
     private readonly engine: Docker,
     readonly name = 'container',
     /** Written on every container and required by listHeld: several installations may share one engine. */
     private readonly owner = 'wrs',
-    private readonly pull: PullSettings = DEFAULT_PULL,
+    /** The offer's pull settings and container limits (none given: the defaults). */
+    private readonly settings: ContainerSettings = DEFAULT_PULL,
     /** How long a container another submit made may stay unstarted before this submit starts it. */
     private readonly abandonedAfterMs = ABANDONED_AFTER_MS,
     logSettings: LogSettings = DEFAULT_LOG_SETTINGS,
   ) {
+    this.limits = settings.limits ?? DEFAULT_CONTAINER_LIMITS;
     this.runLogs = new ContainerLogs(engineLogSource(engine), logSettings, (runId) => this.tell(runId));
   }
 
@@ -51,7 +55,9 @@ export class ContainerProvider implements RunProvider {
     const inspect = () => engineCall('inspect the container', (o) => container.inspect(o), [404]);
     let found = await inspect();
     if (found === undefined) {
-      const pulled = await ensureImage(this.engine, run.workload.image, this.pull);
+      // Only before a create: a container that exists was made within the limits of its time, and is this run's.
+      refuseAboveMaximum(run.workload.resources, this.limits);
+      const pulled = await ensureImage(this.engine, run.workload.image, this.settings);
       const made = await this.create(run, pulled);
       if (made !== 'name_taken') {
         await this.startIfWanted(made.id, 'made here', stillWanted);
@@ -151,7 +157,7 @@ export class ContainerProvider implements RunProvider {
   /** The new container's id, or `name_taken` when another create of this run holds the name. */
   private async create(run: RunView, pulled: PullSummary | null): Promise<{ readonly id: string } | 'name_taken'> {
     // The name goes in the query alone: dockerode would otherwise copy every field (env values too) into the URL.
-    const options = { _query: { name: containerName(run) }, _body: this.spec(run, pulled) };
+    const options = { _query: { name: containerName(run) }, _body: containerSpec(run, this.owner, pulled, this.limits) };
     const outcome = await engineCall('create the container', async (o) => {
       try {
         return { id: (await this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions)).id };
@@ -201,31 +207,4 @@ export class ContainerProvider implements RunProvider {
       throw new Error('the container was removed before it started');
     }
   }
-
-  private spec(run: RunView, pulled: PullSummary | null): Docker.ContainerCreateOptions {
-    return {
-      Image: run.workload.image,
-      ...(run.workload.command ? { Entrypoint: [...run.workload.command] } : {}),
-      ...(run.workload.args ? { Cmd: [...run.workload.args] } : {}),
-      Env: Object.entries(run.workload.env ?? {}).map(([k, v]) => `${k}=${v}`),
-      Labels: {
-        [LABEL_RUN]: run.runId,
-        [LABEL_WORKSPACE]: run.workspaceId,
-        [LABEL_OWNER]: this.owner,
-        // Always set: an image's own label of that name would otherwise show as the run's first log line.
-        [LABEL_PULL]: pulled ? pullLine(pulled) : '',
-      },
-      HostConfig: { NetworkMode: 'none', ...limitsOf(run) },
-    };
-  }
-}
-
-function pullLine(pulled: PullSummary): string {
-  return `[wrs] pulled ${pulled.image} in ${(pulled.ms / 1000).toFixed(1)} s`;
-}
-
-/** The workload's resources as the engine's limits (none given: the engine's defaults). */
-function limitsOf(run: RunView): { NanoCpus?: number; Memory?: number } {
-  const { cpu, memory } = run.workload.resources ?? {};
-  return { ...(cpu ? { NanoCpus: cpuNanos(cpu) } : {}), ...(memory ? { Memory: memoryBytes(memory) } : {}) };
 }

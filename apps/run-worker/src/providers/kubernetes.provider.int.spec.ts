@@ -3,12 +3,15 @@ import { createServer, type Socket } from 'node:net';
 import { toRunView, type Placement, type RunView, type Workload } from '@wrs/domain';
 import { eventually, startFakeKubernetes, type FakeKubernetes } from '@wrs/testing';
 import { KubernetesProvider } from './kubernetes.provider';
+import { ServerAddresses } from './kubernetes/server-guard';
 import { ProviderError, type Observation } from './provider';
 
 // Against a fake Kubernetes API server (HTTPS, test CA, schema-validated bodies): there is no real
 // cluster on the development machine. See libs/testing/src/fake-kubernetes.
 const NAMESPACE = 'team-runs';
 const TOKEN = `test-${randomBytes(16).toString('hex')}`;
+// The fake listens on loopback: allowed here as an operator allows its clusters' private range.
+const LOOPBACK = new ServerAddresses('127.0.0.0/8');
 const PLACEMENT: Placement = { provider: 'k8s', region: 'eu-1', reason: 'test', candidates: [{ provider: 'k8s', region: 'eu-1' }] };
 
 function runOf(workload: Partial<Workload> = {}, env: Record<string, string> = {}): RunView {
@@ -47,7 +50,7 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
   });
   beforeEach(() => {
     stored = credential;
-    provider = new KubernetesProvider('k8s', () => Promise.resolve(stored));
+    provider = new KubernetesProvider('k8s', () => Promise.resolve(stored), { serverAddresses: LOOPBACK });
   });
   afterAll(async () => {
     // No request ever carried a secret in its URL, and every body was valid for the Kubernetes schemas.
@@ -358,7 +361,7 @@ describe('KubernetesProvider against a fake Kubernetes API server', () => {
         caCertificate: fake.caCertificate,
         namespace: NAMESPACE,
       });
-      const impatient = new KubernetesProvider('k8s', () => Promise.resolve(hanging), { callTimeoutMs: 300 });
+      const impatient = new KubernetesProvider('k8s', () => Promise.resolve(hanging), { callTimeoutMs: 300, serverAddresses: LOOPBACK });
       const error = await impatient.submit(runOf(), PLACEMENT, hanging).then(
         () => undefined,
         (e: unknown) => e,

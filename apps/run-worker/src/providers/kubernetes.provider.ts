@@ -3,6 +3,7 @@ import { LOG_LIMITS, type Placement, type RunView } from '@wrs/domain';
 import { withoutLineEnding } from './log-lines';
 import { ALWAYS_WANTED, ProviderError, type HeldWorkload, type LogLine, type Observation, type RunProvider } from './provider';
 import { kubernetesApis, statusOf, within, type KubernetesApis } from './kubernetes/kubernetes-api';
+import { ServerAddresses } from './kubernetes/server-guard';
 import { makeSuspended, resumeIfSuspended, type BoundedCall } from './kubernetes/job-start';
 import { jobName, LABEL_RUN, WORKLOAD_CONTAINER } from './kubernetes/kubernetes-job';
 import { heldJobs, heldSelector, parseHandle, type ClusterPlace } from './kubernetes/kubernetes-held';
@@ -23,6 +24,8 @@ export interface KubernetesProviderOptions {
    * for this provider (a restarted worker has used none yet).
    */
   readonly places: () => Promise<readonly ClusterPlace[]>;
+  /** Where a credential's API server may be (KUBERNETES_ALLOWED_PRIVATE_RANGES): public addresses only by default. */
+  readonly serverAddresses: ServerAddresses;
 }
 
 const DEFAULTS: KubernetesProviderOptions = {
@@ -30,6 +33,7 @@ const DEFAULTS: KubernetesProviderOptions = {
   callTimeoutMs: 10_000,
   owner: 'wrs',
   places: () => Promise.resolve([]),
+  serverAddresses: ServerAddresses.PUBLIC_ONLY,
 };
 /** Bytes of a pod's log read per poll: as many as the run can keep as events, and no more. */
 const LOG_BYTES = LOG_LIMITS.maxLinesPerRun * (LOG_LIMITS.maxLineLength + 1);
@@ -63,7 +67,11 @@ export class KubernetesProvider implements RunProvider {
         `the workspace has no credential for provider ${placement.provider} (region ${placement.region}): store one with POST /provider-credentials`,
       );
     }
-    const apis = this.remember(run.workspaceId, placement, await kubernetesApis(usableCredential(credential)));
+    const apis = this.remember(
+      run.workspaceId,
+      placement,
+      await kubernetesApis(usableCredential(credential), this.options.serverAddresses),
+    );
     const call: BoundedCall = (what, request) => this.call(what, request);
     const job = await makeSuspended(apis, run, this.options.owner, call);
     // Left suspended when the run no longer wants it: the caller removes it.
@@ -213,7 +221,7 @@ export class KubernetesProvider implements RunProvider {
     if (credential === null) {
       throw new ProviderError('provider_credential_missing', `the workspace no longer has a credential for provider ${placement.provider}`);
     }
-    return this.remember(workspaceId, placement, await kubernetesApis(usableCredential(credential)));
+    return this.remember(workspaceId, placement, await kubernetesApis(usableCredential(credential), this.options.serverAddresses));
   }
 
   private remember(workspaceId: string, placement: Pick<Placement, 'provider' | 'region'>, apis: KubernetesApis): KubernetesApis {

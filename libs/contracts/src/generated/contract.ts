@@ -446,8 +446,10 @@ export interface components {
          * @description What the workload may use, as Kubernetes quantities; each given value is both what is reserved
          *     and the limit. The `kubernetes` provider sets them as the container's requests and limits
          *     (without them: CPU 100m reserved, 1 at most; memory 128Mi reserved, 512Mi at most); the
-         *     `container` provider as the container's CPU and memory limits (without them: none); the
-         *     simulator ignores them.
+         *     `container` provider as the container's CPU and memory limits (without them: the provider's
+         *     defaults, 1 core and 1Gi unless the operator set others; a value above the provider's maximum,
+         *     where one is set, is refused there and the run goes to its next candidate); the simulator
+         *     ignores them.
          */
         Resources: {
             /** @description Millicores (`500m`) or whole cores (`2`). */

@@ -3,6 +3,7 @@ import type { RunView } from '@wrs/domain';
 import { ProviderError } from '../provider';
 import { certainlyNotCreated, describeFailure, resumeJob, statusOf, type KubernetesApis } from './kubernetes-api';
 import { jobFor, jobName } from './kubernetes-job';
+import { serverRefused, TARGET_NOT_ALLOWED } from './server-guard';
 
 /** One API call bounded in time, named for its error messages. */
 export type BoundedCall = <T>(what: string, request: Promise<T>) => Promise<T>;
@@ -24,6 +25,10 @@ export async function makeSuspended(apis: KubernetesApis, run: RunView, owner: s
     );
   } catch (error) {
     if (statusOf(error) !== 409) {
+      if (serverRefused(error)) {
+        // The first call of a submit: the run goes to its next candidate or fails, saying no more than this.
+        throw new ProviderError('provider_error', `the credential's Kubernetes API server: ${TARGET_NOT_ALLOWED}`);
+      }
       if (certainlyNotCreated(error)) {
         throw new ProviderError('provider_error', `the Kubernetes API refused the Job (${describeFailure(error)})`);
       }

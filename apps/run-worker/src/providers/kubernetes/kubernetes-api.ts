@@ -1,5 +1,7 @@
-import type { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import type { Agent } from 'node:https';
+import type { BatchV1Api, CoreV1Api, SecurityAuthentication } from '@kubernetes/client-node';
 import type { KubernetesCredential } from '@wrs/credentials';
+import { SERVER_REFUSED, ServerAddresses, serverAgent, serverRefused, TARGET_NOT_ALLOWED } from './server-guard';
 
 /** The two API groups the provider uses, bound to one workspace's cluster, identity and namespace. */
 export interface KubernetesApis {
@@ -21,23 +23,31 @@ function loadClient(): Promise<ClientModule> {
   return clientModule;
 }
 
-export async function kubernetesApis(credential: KubernetesCredential): Promise<KubernetesApis> {
-  const { BatchV1Api, CoreV1Api, KubeConfig } = await loadClient();
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      {
-        name: 'workspace',
-        server: credential.server,
-        skipTLSVerify: false,
-        ...(credential.caCertificate ? { caData: Buffer.from(credential.caCertificate).toString('base64') } : {}),
-      },
-    ],
-    users: [{ name: 'workspace', token: credential.token }],
-    contexts: [{ name: 'workspace', cluster: 'workspace', user: 'workspace', namespace: credential.namespace }],
-    currentContext: 'workspace',
+/**
+ * Clients for the workspace's cluster. Every connection goes through the guarded agent, so the address
+ * the credential leads to is checked when the socket is made (a name on each resolution: no rebinding).
+ */
+export async function kubernetesApis(
+  credential: KubernetesCredential,
+  addresses: ServerAddresses = ServerAddresses.PUBLIC_ONLY,
+): Promise<KubernetesApis> {
+  const { BatchV1Api, CoreV1Api, createConfiguration, ServerConfiguration } = await loadClient();
+  const configuration = createConfiguration({
+    baseServer: new ServerConfiguration(credential.server, {}),
+    authMethods: { default: workspaceIdentity(credential.token, serverAgent(credential, addresses)) },
   });
-  return { batch: config.makeApiClient(BatchV1Api), core: config.makeApiClient(CoreV1Api), namespace: credential.namespace };
+  return { batch: new BatchV1Api(configuration), core: new CoreV1Api(configuration), namespace: credential.namespace };
+}
+
+/** The service account's token and the agent on every request (what a KubeConfig would set, with an agent of our own). */
+function workspaceIdentity(token: string, agent: Agent): SecurityAuthentication {
+  return {
+    getName: () => 'workspace',
+    applySecurityAuthentication: (context) => {
+      context.setHeaderParam('Authorization', `Bearer ${token}`);
+      context.setAgent(agent);
+    },
+  };
 }
 
 /**
@@ -74,6 +84,7 @@ const NOT_SENT = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'CERT_HAS_EXPIRED',
   'ERR_TLS_CERT_ALTNAME_INVALID',
+  SERVER_REFUSED,
 ]);
 
 /**
@@ -96,6 +107,9 @@ export function certainlyNotCreated(error: unknown): boolean {
  * server's Status reason, or the transport error's code. Never the request (its headers hold the token).
  */
 export function describeFailure(error: unknown): string {
+  if (serverRefused(error)) {
+    return TARGET_NOT_ALLOWED;
+  }
   const status = statusOf(error);
   if (status !== undefined) {
     const body: unknown = (error as { body?: unknown }).body;
