@@ -19,11 +19,17 @@ const server = http.createServer((req, res) => {
 });
 server.on('clientError', (_e, socket) => socket.destroy());
 const finish = (why) => { if (why) process.stdout.write(why); process.exit(0); };
-const ask = (port) => {
+const ask = (port, tries) => {
   const name = encodeURIComponent('127.0.0.1:' + port + '/wrs-probe');
   const req = http.request({ socketPath, method: 'POST', path: '/images/create?fromImage=' + name + '&tag=1', timeout: 15000 }, (res) => {
-    res.resume();
-    res.on('end', () => finish(plain ? '' : 'the engine at ' + socketPath + ' does not call 127.0.0.1:' + port + ' an insecure (plain HTTP) registry'));
+    let answer = '';
+    res.on('data', (chunk) => { answer += chunk; });
+    res.on('end', () => {
+      if (plain) { finish(''); return; }
+      // A busy engine can fail a pull before it reaches the registry: ask again before deciding.
+      if (tries > 1) { setTimeout(() => ask(port, tries - 1), 1000); return; }
+      finish('the engine at ' + socketPath + ' does not call 127.0.0.1:' + port + ' an insecure (plain HTTP) registry (it answered: ' + answer.trim().slice(-200) + ')');
+    });
   });
   req.on('timeout', () => req.destroy());
   req.on('error', (e) => finish('the engine at ' + socketPath + ' did not answer a pull (' + e.message + ')'));
@@ -32,7 +38,7 @@ const ask = (port) => {
 const listen = (i) => {
   if (i >= ports.length) { finish('no free port among ' + csv); return; }
   server.once('error', () => listen(i + 1));
-  server.listen(ports[i], '127.0.0.1', () => ask(ports[i]));
+  server.listen(ports[i], '127.0.0.1', () => ask(ports[i], 3));
 };
 listen(0);
 `;
@@ -50,7 +56,7 @@ export function loopbackRegistryMissing(socket = CONTAINER_SOCKET): Missing {
   }
   const probe = spawnSync(process.execPath, ['-e', PROBE, socket, LOOPBACK_REGISTRY_PORTS.join(',')], {
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 60_000,
   });
   if (probe.error || probe.status !== 0) {
     return `the registry probe did not finish (${probe.error?.message ?? `exit ${probe.status}`})`;
