@@ -22,6 +22,7 @@ const ALLOWED_HEADERS = [
   'Cancel-After',
   'Idempotency-Key',
   'If-Match',
+  'If-None-Match',
   'Last-Event-ID',
   'Prefer',
   'X-CSRF-Token',

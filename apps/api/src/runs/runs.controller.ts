@@ -11,6 +11,7 @@ import { CreateRunDto } from './create-run.dto';
 import { requireIdempotencyKey } from './idempotency-key';
 import { cancelAfterSeconds } from './cancel-after';
 import { createBeginRider, takeBegunAhead } from './create-begin-rider';
+import { ifNoneMatchNames } from './if-none-match';
 import { preferredWaitSeconds } from './prefer-wait';
 import { RunWaits } from './run-waits';
 import { RunsService } from './runs.service';
@@ -75,7 +76,11 @@ export class RunsController {
   ): Promise<Immutable<RunResource>> {
     const run = await this.waitIfPreferred(await this.runs.get(authOf(req).workspaceId, runId), prefer, res);
     // The last state change, not the last event: a log line does not make an If-Match stale.
-    res.setHeader('ETag', `"${run.stateVersion}"`);
+    const etag = `"${run.stateVersion}"`;
+    res.setHeader('ETag', etag);
+    if (ifNoneMatchNames(req.header('if-none-match'), etag)) {
+      res.status(304); // Express sends a 304 without its body
+    }
     return toRunResource(run);
   }
 

@@ -1347,6 +1347,11 @@ export interface operations {
                  *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
                  */
                 Prefer?: string;
+                /**
+                 * @description ETags of the run seen before (`"7"`), or `*`: while the run's ETag is one of them the answer is
+                 *     `304` without a body, so polling a run whose state has not changed costs no body.
+                 */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description The run's id (a UUID). Any other value names no run (404). */
@@ -1367,6 +1372,16 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                 };
+            };
+            /** @description The run's ETag matches `If-None-Match`; no body. */
+            304: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
