@@ -417,7 +417,9 @@ export interface components {
             command?: string[];
             args?: string[];
             /**
-             * @description Environment variables. The `simulator` provider reads `SIM_DURATION_MS`, `SIM_START_DELAY_MS`
+             * @description Environment variables, named as a shell names them: letters, digits and `_`, not starting with
+             *     a digit, at most 128 characters (`^[A-Za-z_][A-Za-z0-9_]{0,127}$`); a name out of form is a
+             *     400 `validation_failed` naming `workload.env` and the names refused. The `simulator` provider reads `SIM_DURATION_MS`, `SIM_START_DELAY_MS`
              *     and `SIM_EXIT_CODE` to control its (simulated) outcome. Not for secrets: values are stored
              *     and returned in clear (in the run's events, `GET /runs/{runId}`, lists and event streams) to
              *     anyone who can read the workspace's runs. Pass no key, password or token here.
