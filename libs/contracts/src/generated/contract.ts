@@ -1108,7 +1108,7 @@ export interface components {
         "Preference-Applied": string;
         /** @description The run's `version` (its last state-changing event; log lines do not change it), quoted. */
         ETag: string;
-        /** @description Seconds to wait before retrying (on 429 and retryable 5xx answers). */
+        /** @description Seconds to wait before retrying (on 429, on 503 and on 409 `idempotency_in_flight`); a retryable answer without it is retried with backoff. */
         "Retry-After": string;
         /** @description The policies in force, e.g. `"workspace";q=600;w=60, "token";q=300;w=60` (IETF draft-ietf-httpapi-ratelimit-headers). On every authenticated answer. */
         "RateLimit-Policy": string;
