@@ -249,10 +249,10 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     expect(after.events.map((e) => e.event)).toEqual(['run.succeeded']);
   });
 
-  /** A finished run, projected, whose events were then all removed (retention, or a deletion cut short). */
-  async function finishedRunWithEveryEventRemoved(): Promise<{ runId: string; seqs: number[] }> {
+  /** A run, projected, whose events were then all removed (retention, or a deletion cut short). */
+  async function finishedRunWithEveryEventRemoved(finished = true): Promise<{ runId: string; seqs: number[] }> {
     const runId = randomUUID();
-    const events = finishedRun(runId, 'ws-a');
+    const events = finishedRun(runId, 'ws-a').slice(0, finished ? 4 : 3);
     const seqs = await appendAll(runId, events);
     const db = await openDatabase(env.database);
     const projection = new RunProjection(db);
@@ -274,6 +274,15 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     const reset = JSON.parse(resumed.events[0]!.data) as { data: { firstAvailableId: number | null; run: { state: string } } };
     contractValidator().assertSchema('RunReset', reset);
     expect(reset.data).toMatchObject({ firstAvailableId: null, run: { state: 'succeeded' } });
+  });
+
+  it('every event of a running run removed: one reset whose id is where the client then stands, so its reconnect gets no other', async () => {
+    const { runId, seqs } = await finishedRunWithEveryEventRemoved(false);
+    const resumed = await follow(runId, { 'last-event-id': String(seqs[0]) });
+    expect(resumed.events.map((e) => [e.event, e.id])).toEqual([['reset', String(seqs[2])]]);
+    const reconnected = await follow(runId, { 'last-event-id': String(seqs[2]) });
+    expect(reconnected.status).toBe(200);
+    expect(reconnected.events).toEqual([]);
   });
 
   it('every event removed, a client that saw the end: 204, so EventSource stops', async () => {

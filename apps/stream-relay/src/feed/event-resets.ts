@@ -52,6 +52,9 @@ export class EventResets {
       data: { reason: 'events_removed', firstAvailableId, run: run ? toRunResource(run) : null },
     };
     const json = JSON.stringify(reset);
-    return { kind: 'reset', id: firstAvailableId === null ? after : firstAvailableId - 1, json, run };
+    // With none held, the id is the row's version: a client resuming from there is told nothing again
+    // (it has what the row holds), and an event appended later follows it without another reset.
+    const id = firstAvailableId === null ? Math.max(after, run?.version ?? after) : firstAvailableId - 1;
+    return { kind: 'reset', id, json, run };
   }
 }

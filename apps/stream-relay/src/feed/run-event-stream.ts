@@ -60,6 +60,8 @@ export class RunEventStream implements EventSink<FeedEvent> {
             this.end();
             return;
           }
+          // The client now stands at the reset's id: an event after it is no second gap.
+          this.start = { ...this.start, after: reset.id };
         }
         this.subscription.start(this);
       },
