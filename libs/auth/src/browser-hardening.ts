@@ -22,7 +22,6 @@ const ALLOWED_HEADERS = [
   'Cancel-After',
   'Idempotency-Key',
   'If-Match',
-  'If-None-Match',
   'Last-Event-ID',
   'Prefer',
   'X-CSRF-Token',

@@ -48,6 +48,19 @@ describe("POST /runs records the run's first event before answering", () => {
       body: { workload: { image }, provider: 'auto', region: 'auto' },
     });
 
+  it("a read naming the run's ETag in If-None-Match still answers with the run: the ETag names its state, not its log lines", async () => {
+    const run = (await create(randomUUID())).body as RunBody;
+    const first = await api.client.call('GET /runs/{runId}', `/runs/${run.id}`, { token });
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9]+"$/);
+    // An explicit Cache-Control, or fetch adds no-cache, and Express's freshness check would not be tried.
+    const again = await api.client.call('GET /runs/{runId}', `/runs/${run.id}`, {
+      token,
+      headers: { 'if-none-match': etag!, 'cache-control': 'max-age=0' },
+    });
+    expect([again.status, (again.body as RunBody | undefined)?.id]).toEqual([200, run.id]);
+  });
+
   it('the answered run has exactly one run.created event in JetStream, and GET reads it at that version', async () => {
     const created = await create(randomUUID());
     expect(created.status).toBe(201);

@@ -104,7 +104,8 @@ export interface paths {
          *     state-changing event it reflects: every event but `run.log` (a log line changes `logLines`
          *     only), so an ETag stays current while a run prints. It can trail the event stream by the
          *     projection's lag (milliseconds). A run accepted a moment ago is found at once (state `queued`,
-         *     at the version of its first event). With `Prefer: wait=N` the answer comes when the run is
+         *     at the version of its first event). `If-None-Match` is ignored (the answer is always the run):
+         *     the ETag names the state, and a `304` would hide log lines counted since. With `Prefer: wait=N` the answer comes when the run is
          *     terminal or after N seconds, whichever is first, read from the run's events.
          */
         get: operations["getRun"];
@@ -1349,11 +1350,6 @@ export interface operations {
                  *     Waiting costs the server no poll: one subscription per api process wakes every waiting request.
                  */
                 Prefer?: string;
-                /**
-                 * @description ETags of the run seen before (`"7"`), or `*`: while the run's ETag is one of them the answer is
-                 *     `304` without a body, so polling a run whose state has not changed costs no body.
-                 */
-                "If-None-Match"?: string;
             };
             path: {
                 /** @description The run's id (a UUID). Any other value names no run (404). */
@@ -1374,16 +1370,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                 };
-            };
-            /** @description The run's ETag matches `If-None-Match`; no body. */
-            304: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    ETag: components["headers"]["ETag"];
-                    "Preference-Applied": components["headers"]["Preference-Applied"];
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
