@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { CommonEnv } from './env-schemas';
 import { IntBetween } from './env-values';
@@ -42,7 +42,27 @@ function addressRangeOf(entry: string): AddressRange | undefined {
   }
   const bits = version === 4 ? 32 : 128;
   const length = prefix === undefined ? bits : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
-  return length <= bits ? { network, prefix: length, family: version === 4 ? 'ipv4' : 'ipv6' } : undefined;
+  if (!(length <= bits)) {
+    return undefined;
+  }
+  return version === 4 ? { network, prefix: length, family: 'ipv4' } : ipv6RangeOf(network, length);
+}
+
+/**
+ * An IPv6 range, where an IPv4 address is judged against IPv6 ranges through its mapped form
+ * (`::ffff:a.b.c.d`): a mapped range is its IPv4 range, and a shorter one that holds every mapped
+ * address (`::/64`, `::ffff:10.0.0.0/8`) would allow all of IPv4, loopback and metadata included.
+ */
+function ipv6RangeOf(network: string, prefix: number): AddressRange | undefined {
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(new URL(`http://[${network}]`).hostname);
+  if (mapped && prefix >= 96) {
+    const value = (parseInt(mapped[1]!, 16) << 16) | parseInt(mapped[2]!, 16);
+    const ipv4 = [24, 16, 8, 0].map((shift) => (value >>> shift) & 255).join('.');
+    return { network: ipv4, prefix: prefix - 96, family: 'ipv4' };
+  }
+  const range = new BlockList();
+  range.addSubnet(network, prefix, 'ipv6');
+  return range.check('::ffff:0:0', 'ipv6') ? undefined : { network, prefix, family: 'ipv6' };
 }
 
 /** Variables of the run-worker: its providers, credentials and the pace of its reconciler. */

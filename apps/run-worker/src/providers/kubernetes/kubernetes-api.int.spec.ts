@@ -82,8 +82,11 @@ describe('the Kubernetes client connects only where the operator allows', () => 
     expect(connections).toBe(0);
   });
 
-  it('a submit to a refused server is the provider\'s refusal and says no more than "target not allowed"', async () => {
-    const apis = await kubernetesApis(credential(`https://127.0.0.1:${port}`));
+  it.each([
+    ['a refused address', () => `https://127.0.0.1:${port}`],
+    ['a name that does not resolve (else its error would tell which internal names exist)', () => 'https://no-such-cluster.invalid'],
+  ])('a submit to %s is the provider\'s refusal and says no more than "target not allowed"', async (_, server) => {
+    const apis = await kubernetesApis(credential(server()));
     const error = await makeSuspended(apis, runOf(), 'wrs', (what, request) => within(5000, what, request)).then(
       () => undefined,
       (e: unknown) => e,

@@ -51,6 +51,11 @@ export function serverAgent(credential: KubernetesCredential, addresses: ServerA
   return new GuardedAgent(tls, addresses.permits, () => new ServerRefusedError());
 }
 
+/** Lookup failures of a name: told apart from a refusal, they would say which internal names exist. */
+const NAME_NOT_FOUND = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'EAI_NODATA', 'EAI_NONAME']);
+
+/** A server refused, or a name that did not resolve: both are told as TARGET_NOT_ALLOWED. */
 export function serverRefused(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === SERVER_REFUSED;
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === SERVER_REFUSED || (typeof code === 'string' && NAME_NOT_FOUND.has(code));
 }

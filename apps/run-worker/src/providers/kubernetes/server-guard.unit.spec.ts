@@ -26,6 +26,19 @@ describe('where Kubernetes API servers may be (KUBERNETES_ALLOWED_PRIVATE_RANGES
     expect(operators.permits(address)).toBe(false);
   });
 
+  it('an IPv4-mapped range is its IPv4 range, no wider', () => {
+    const mapped = new ServerAddresses('::ffff:10.0.0.0/104');
+    expect(['10.1.2.3', '::ffff:10.1.2.3'].map((a) => mapped.permits(a))).toEqual([true, true]);
+    expect(['127.0.0.1', '169.254.169.254', '192.168.1.1'].map((a) => mapped.permits(a))).toEqual([false, false, false]);
+  });
+
+  it.each(['::ffff:10.0.0.0/8', '::/64', '::/0', '::ffff:0:0/95'])(
+    'refuses an IPv6 range that holds every IPv4 address (mapped), loopback included: %s',
+    (setting) => {
+      expect(() => new ServerAddresses(setting)).toThrow(/KUBERNETES_ALLOWED_PRIVATE_RANGES/);
+    },
+  );
+
   it.each(['10.0.0.0/33', 'cluster.internal', '10.0.0.0/8/1', 'fd00::/129', '10.0.0.0/', '10.0.0.0/x', '*'])(
     'refuses a setting that is not CIDRs or addresses: %s',
     (setting) => {
