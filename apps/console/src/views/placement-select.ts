@@ -31,12 +31,14 @@ export function placementSelects(onError: (error: unknown) => void): { provider:
     .then(({ body }) => {
       offers = body.placements ?? [];
       const label = (o: PlacementOffer): string => (o.kind === o.provider ? o.provider : `${o.provider} (${o.kind})`);
-      fill(provider, option(AUTO, 'auto (chosen by policy)'), ...offers.map((o) => option(o.provider, label(o))));
+      // `auto` only where it may choose an offer: with every offer `auto: false` the service refuses it.
+      const autoChoice = offers.length === 0 || offers.some((o) => o.auto !== false) ? [option(AUTO, 'auto (chosen by policy)')] : [];
+      fill(provider, ...autoChoice, ...offers.map((o) => option(o.provider, label(o))));
       showRegions();
     })
     .catch(onError)
     .finally(() => {
-      // Even without the list, `auto` is a valid choice: the form stays usable.
+      // Without the list, `auto` stays the choice: the form stays usable.
       provider.disabled = false;
       region.disabled = false;
     });
