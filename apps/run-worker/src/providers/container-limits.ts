@@ -38,6 +38,14 @@ export function containerSettingsOf(offer: ProviderOffer): ContainerSettings {
   return { ...pullSettingsOf(offer), limits: containerLimitsOf(offer) };
 }
 
+/**
+ * The most memory a run may ask for when the offer sets no `maxMemory`: three quarters of the engine
+ * host's memory, so one run cannot take what the host's other services need, whatever it asks.
+ */
+export function hostMaximumMemory(hostMemoryBytes: number): string {
+  return `${Math.max(1, Math.floor((hostMemoryBytes * 3) / 4 / 2 ** 20))}Mi`;
+}
+
 /** The offer's limits (checked by libs/config), defaults for what it leaves out. */
 export function containerLimitsOf(offer: ProviderOffer): ContainerLimits {
   const { defaultMemory, defaultCpu, maxMemory, maxCpu, pidsLimit } = offer;

@@ -1,5 +1,11 @@
 import type { ProviderOffer } from '@wrs/domain';
-import { containerLimitsOf, containerSettingsOf, DEFAULT_CONTAINER_LIMITS, refuseAboveMaximum } from './container-limits';
+import {
+  containerLimitsOf,
+  containerSettingsOf,
+  DEFAULT_CONTAINER_LIMITS,
+  hostMaximumMemory,
+  refuseAboveMaximum,
+} from './container-limits';
 import { containerRunOf } from './container-runs.testing';
 import { containerSpec } from './container-spec';
 import { ProviderError } from './provider';
@@ -75,7 +81,12 @@ describe("an offer's container limits", () => {
     expect(refusal({})).toBeNull();
   });
 
-  it('refuse nothing without a maximum', () => {
+  it('refuse nothing without a maximum (the provider fills in a share of its host: hostMaximumMemory)', () => {
     expect(() => refuseAboveMaximum({ memory: '999999Gi', cpu: '999' }, DEFAULT_CONTAINER_LIMITS)).not.toThrow();
+  });
+
+  it("the host's share: three quarters of its memory, in Mi", () => {
+    expect(hostMaximumMemory(24 * 2 ** 30)).toBe('18432Mi');
+    expect(hostMaximumMemory(1000)).toBe('1Mi');
   });
 });

@@ -1,7 +1,7 @@
 import type { RunView } from '@wrs/domain';
 import { CONTAINER_IMAGE, CONTAINER_SOCKET, containerEngineMissing, describeNeeding } from '@wrs/testing';
 import { ContainerProvider } from './container.provider';
-import { containerLimitsOf } from './container-limits';
+import { containerLimitsOf, hostMaximumMemory } from './container-limits';
 import { containerRunOf, exitCodeOf } from './container-runs.testing';
 import { containerEngine } from './container/engine';
 import { DEFAULT_PULL } from './container/image-pull';
@@ -175,5 +175,15 @@ describeNeeding(containerEngineMissing())('ContainerProvider against a real engi
     await expect(refused).rejects.toThrow(ProviderError);
     await expect(refused).rejects.toThrow('the workload asks for 1Gi of memory; this provider allows at most 512Mi');
     expect((await bounded.observe(run)).phase).toBe('lost');
+  });
+
+  it("without a maximum set, a run may ask at most three quarters of the engine host's memory", async () => {
+    const { MemTotal } = (await engine.info()) as { MemTotal: number };
+    const unbounded = new ContainerProvider(engine, 'container', 'wrs', { policy: 'Always', timeoutMs: 1 });
+    const run = containerRunOf(IMAGE, 'echo never', { memory: '999999Gi' });
+    await expect(unbounded.submit(run, placement)).rejects.toThrow(
+      `the workload asks for 999999Gi of memory; this provider allows at most ${hostMaximumMemory(MemTotal)}`,
+    );
+    expect((await unbounded.observe(run)).phase).toBe('lost');
   });
 });

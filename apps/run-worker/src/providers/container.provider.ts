@@ -8,7 +8,13 @@ import { phaseOfStatus } from './container/container-status';
 import { watchRunContainers } from './container/engine-events';
 import { containerName, LABEL_OWNER, LABEL_RUN, LABEL_WORKSPACE } from './container/identity';
 import { DEFAULT_PULL, ensureImage, type PullSummary } from './container/image-pull';
-import { DEFAULT_CONTAINER_LIMITS, refuseAboveMaximum, type ContainerLimits, type ContainerSettings } from './container-limits';
+import {
+  DEFAULT_CONTAINER_LIMITS,
+  hostMaximumMemory,
+  refuseAboveMaximum,
+  type ContainerLimits,
+  type ContainerSettings,
+} from './container-limits';
 import { containerSpec } from './container-spec';
 import {
   ALWAYS_WANTED,
@@ -34,6 +40,8 @@ export class ContainerProvider implements RunProvider {
   /** Who watch() tells of a run's change (its follower brought lines). */
   private readonly watchers = new Set<(runId: string) => void>();
   private readonly limits: ContainerLimits;
+  /** The engine host's memory in bytes, once read (see bounds()). */
+  private hostMemory: Promise<number | undefined> | undefined;
 
   constructor(
     private readonly engine: Docker,
@@ -50,13 +58,33 @@ export class ContainerProvider implements RunProvider {
     this.runLogs = new ContainerLogs(engineLogSource(engine), logSettings, (runId) => this.tell(runId));
   }
 
+  /**
+   * The limits a new container is held to: without an offer's `maxMemory`, a share of the engine host's
+   * memory (read once; an engine that does not say leaves it unbounded, as before, and is asked again).
+   */
+  private async bounds(): Promise<ContainerLimits> {
+    if (this.limits.maxMemory !== undefined) {
+      return this.limits;
+    }
+    this.hostMemory ??= this.engine.info().then(
+      (info: { MemTotal?: unknown }) => (typeof info.MemTotal === 'number' && info.MemTotal > 0 ? info.MemTotal : undefined),
+      () => undefined,
+    );
+    const total = await this.hostMemory;
+    if (total === undefined) {
+      this.hostMemory = undefined;
+      return this.limits;
+    }
+    return { ...this.limits, maxMemory: hostMaximumMemory(total) };
+  }
+
   async submit(run: RunView, _placement: Placement, _credential: string | null = null, stillWanted = ALWAYS_WANTED): Promise<void> {
     const container = this.engine.getContainer(containerName(run));
     const inspect = () => engineCall('inspect the container', (o) => container.inspect(o), [404]);
     let found = await inspect();
     if (found === undefined) {
       // Only before a create: a container that exists was made within the limits of its time, and is this run's.
-      refuseAboveMaximum(run.workload.resources, this.limits);
+      refuseAboveMaximum(run.workload.resources, await this.bounds());
       const pulled = await ensureImage(this.engine, run.workload.image, this.settings);
       const made = await this.create(run, pulled);
       if (made !== 'name_taken') {
