@@ -130,7 +130,8 @@ start_service() {
   fi
   rm -f "$SOCK"
   # setsid + nohup: the service must outlive this script (tests run after it) and CI's process group.
-  (CONTAINERS_CONF="$CONF" detached podman --runtime "$RUNC" system service --time=0 "unix://$SOCK") \
+  # From /: conmon writes a container's `oom` marker in the service's working directory, not a checkout's.
+  (cd / && CONTAINERS_CONF="$CONF" detached podman --runtime "$RUNC" system service --time=0 "unix://$SOCK") \
     >>"$SERVICE_LOG" 2>&1 </dev/null &
   echo $! > "$pidfile"
   for _ in $(seq 1 300); do
