@@ -206,6 +206,19 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     expect(JSON.parse(result.text)).toMatchObject({ code: 'token_missing', retryable: false });
   });
 
+  /** What the worker would record of the run: each event projected at its sequence. */
+  async function projectAll(runId: string, events: RunEvent[], seqs: number[]): Promise<void> {
+    const db = await openDatabase(env.database);
+    try {
+      const projection = new RunProjection(db);
+      for (const [i, e] of events.entries()) {
+        await projection.project(runId, seqs[i]!, e);
+      }
+    } finally {
+      await db.destroy();
+    }
+  }
+
   async function appendAll(runId: string, events: RunEvent[], ws = 'ws-a'): Promise<number[]> {
     let version = await store.version(ws, runId);
     const seqs: number[] = [];
@@ -221,12 +234,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     const events = finishedRun(runId, 'ws-a');
     const seqs = await appendAll(runId, events);
     // The projection knows the run (as the worker would have recorded it).
-    const db = await openDatabase(env.database);
-    const projection = new RunProjection(db);
-    for (const [i, e] of events.entries()) {
-      await projection.project(runId, seqs[i]!, e);
-    }
-    await db.destroy();
+    await projectAll(runId, events, seqs);
     // A relay that did not see the run's events (another replica, or one started since): this one
     // forgets what its firehose remembers. (One that saw them serves them from memory: they were the
     // run's events, and memory holds only a run's latest few.)
@@ -254,12 +262,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     const runId = randomUUID();
     const events = finishedRun(runId, 'ws-a').slice(0, finished ? 4 : 3);
     const seqs = await appendAll(runId, events);
-    const db = await openDatabase(env.database);
-    const projection = new RunProjection(db);
-    for (const [i, e] of events.entries()) {
-      await projection.project(runId, seqs[i]!, e);
-    }
-    await db.destroy();
+    await projectAll(runId, events, seqs);
     await deps.feed.close(); // a relay that did not see the events (see above)
     const names = new StreamNames(env.namespace);
     await (await jetstreamManager(nc)).streams.purge(names.eventsStream, { filter: names.runEvents('ws-a', runId) });
@@ -296,12 +299,7 @@ describe('stream-relay resume, against real JetStream over a real socket', () =>
     const runId = randomUUID();
     const events = finishedRun(runId, 'ws-a');
     const seqs = await appendAll(runId, events);
-    const db = await openDatabase(env.database);
-    const projection = new RunProjection(db);
-    for (const [i, e] of events.entries()) {
-      await projection.project(runId, seqs[i]!, e);
-    }
-    await db.destroy();
+    await projectAll(runId, events, seqs);
     // The relay's read of the run's last event finds none; by the time it looks for the run's row,
     // the run's events have been appended and projected.
     const last = jest.spyOn(deps.feed, 'last').mockResolvedValueOnce(null);

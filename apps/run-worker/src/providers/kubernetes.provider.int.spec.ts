@@ -1,9 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
-import { toRunView, type Placement, type RunView, type Workload } from '@wrs/domain';
+import type { RunView } from '@wrs/domain';
 import { eventually, startFakeKubernetes, type FakeKubernetes } from '@wrs/testing';
 import { KubernetesProvider } from './kubernetes.provider';
 import { ServerAddresses } from './kubernetes/server-guard';
+import { K8S_PLACEMENT, kubernetesRunOf } from './kubernetes/kubernetes-runs.testing';
 import { ProviderError, type Observation } from './provider';
 
 // Against a fake Kubernetes API server (HTTPS, test CA, schema-validated bodies): there is no real
@@ -12,31 +13,8 @@ const NAMESPACE = 'team-runs';
 const TOKEN = `test-${randomBytes(16).toString('hex')}`;
 // The fake listens on loopback: allowed here as an operator allows its clusters' private range.
 const LOOPBACK = new ServerAddresses('127.0.0.0/8');
-const PLACEMENT: Placement = { provider: 'k8s', region: 'eu-1', reason: 'test', candidates: [{ provider: 'k8s', region: 'eu-1' }] };
-
-function runOf(workload: Partial<Workload> = {}, env: Record<string, string> = {}): RunView {
-  const at = new Date().toISOString();
-  return toRunView(
-    {
-      runId: randomUUID(),
-      workspaceId: 'ws-k8s',
-      state: 'starting',
-      workload: { image: 'busybox:1.36', env, ...workload },
-      requested: { provider: 'k8s', region: 'eu-1' },
-      placement: PLACEMENT,
-      idempotencyKey: 'k',
-      createdAt: at,
-      dispatchedAt: at,
-      startedAt: null,
-      finishedAt: null,
-      exitCode: null,
-      failure: null,
-      cancellation: null,
-      logLines: 0,
-    },
-    1,
-  );
-}
+const PLACEMENT = K8S_PLACEMENT;
+const runOf = kubernetesRunOf;
 
 describe('KubernetesProvider against a fake Kubernetes API server', () => {
   let fake: FakeKubernetes;

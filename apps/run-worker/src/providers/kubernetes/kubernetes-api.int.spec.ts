@@ -1,10 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { toRunView, type RunView } from '@wrs/domain';
 import { startFakeKubernetes, type FakeKubernetes } from '@wrs/testing';
 import { ProviderError } from '../provider';
 import { makeSuspended } from './job-start';
 import { kubernetesApis, within } from './kubernetes-api';
+import { kubernetesRunOf } from './kubernetes-runs.testing';
 import { SERVER_REFUSED, ServerAddresses } from './server-guard';
 
 // A workspace's stored credential names the server the worker connects to. Unless the operator allows
@@ -12,30 +12,6 @@ import { SERVER_REFUSED, ServerAddresses } from './server-guard';
 // worker's network and read the answers back in its runs' failures.
 const NAMESPACE = 'team-runs';
 const TOKEN = `test-${randomBytes(16).toString('hex')}`;
-
-function runOf(): RunView {
-  const at = new Date().toISOString();
-  return toRunView(
-    {
-      runId: randomUUID(),
-      workspaceId: 'ws-k8s-guard',
-      state: 'starting',
-      workload: { image: 'busybox:1.36', env: {} },
-      requested: { provider: 'k8s', region: 'eu-1' },
-      placement: { provider: 'k8s', region: 'eu-1', reason: 'test', candidates: [] },
-      idempotencyKey: 'k',
-      createdAt: at,
-      dispatchedAt: at,
-      startedAt: null,
-      finishedAt: null,
-      exitCode: null,
-      failure: null,
-      cancellation: null,
-      logLines: 0,
-    },
-    1,
-  );
-}
 
 describe('the Kubernetes client connects only where the operator allows', () => {
   let fake: FakeKubernetes;
@@ -87,7 +63,7 @@ describe('the Kubernetes client connects only where the operator allows', () => 
     ['a name that does not resolve (else its error would tell which internal names exist)', () => 'https://no-such-cluster.invalid'],
   ])('a submit to %s is the provider\'s refusal and says no more than "target not allowed"', async (_, server) => {
     const apis = await kubernetesApis(credential(server()));
-    const error = await makeSuspended(apis, runOf(), 'wrs', (what, request) => within(5000, what, request)).then(
+    const error = await makeSuspended(apis, kubernetesRunOf(), 'wrs', (what, request) => within(5000, what, request)).then(
       () => undefined,
       (e: unknown) => e,
     );
