@@ -12,6 +12,7 @@ describe('the placements a workspace may use', () => {
   const offers: ProviderOffer[] = [
     { provider: 'simulator', regions: ['local-1', 'local-2'], priority: 1 },
     { provider: 'podman', kind: 'container', regions: ['here'], priority: 0, cost: 2 },
+    { provider: 'by-name', kind: 'simulator', regions: ['named-1'], priority: 2, auto: false },
   ];
   const { key, publicKeyFile } = testSigningKey();
   const token = testToken(key, 'ws-placements');
@@ -34,8 +35,9 @@ describe('the placements a workspace may use', () => {
     const res = await api.client.call('GET /workspaces/current', '/workspaces/current', { token });
     expect(res.status).toBe(200);
     expect((res.body as { placements: unknown }).placements).toEqual([
-      { provider: 'simulator', kind: 'simulator', regions: ['local-1', 'local-2'] },
-      { provider: 'podman', kind: 'container', regions: ['here'] },
+      { provider: 'simulator', kind: 'simulator', regions: ['local-1', 'local-2'], auto: true },
+      { provider: 'podman', kind: 'container', regions: ['here'], auto: true },
+      { provider: 'by-name', kind: 'simulator', regions: ['named-1'], auto: false },
     ]);
   });
 
@@ -50,5 +52,23 @@ describe('the placements a workspace may use', () => {
     expect((await create('auto', 'local-2')).status).toBe(201);
     const refused = await create('podman', 'local-1');
     expect([refused.status, (refused.body as { code: string }).code]).toEqual([400, 'unsupported_region']);
+  });
+
+  it("auto with a region only an offer marked auto: false has is refused at once, naming auto's regions; named, it is accepted", async () => {
+    const create = (provider: string, region: string) =>
+      api.client.call('POST /runs', '/runs', {
+        token,
+        headers: { 'idempotency-key': randomUUID() },
+        body: { workload: { image: 'busybox' }, provider, region },
+      });
+    const refused = await create('auto', 'named-1');
+    expect([refused.status, refused.body]).toEqual([
+      400,
+      expect.objectContaining({
+        code: 'unsupported_region',
+        params: { region: 'named-1', allowed: ['auto', 'local-1', 'local-2', 'here'] },
+      }),
+    ]);
+    expect((await create('by-name', 'named-1')).status).toBe(201);
   });
 });
