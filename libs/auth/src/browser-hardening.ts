@@ -22,6 +22,8 @@ const ALLOWED_HEADERS = [
   'Cancel-After',
   'Idempotency-Key',
   'If-Match',
+  // Ignored by GET /runs/{runId}, but a page may send it: refusing it in the preflight would fail the request.
+  'If-None-Match',
   'Last-Event-ID',
   'Prefer',
   'X-CSRF-Token',

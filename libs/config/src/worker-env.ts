@@ -54,8 +54,11 @@ function addressRangeOf(entry: string): AddressRange | undefined {
  * address (`::/64`, `::ffff:10.0.0.0/8`) would allow all of IPv4, loopback and metadata included.
  */
 function ipv6RangeOf(network: string, prefix: number): AddressRange | undefined {
+  if (network.includes('%')) {
+    return undefined; // a zone (`fe80::1%eth0`) names an interface, not a range
+  }
   const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(new URL(`http://[${network}]`).hostname);
-  if (mapped && prefix >= 96) {
+  if (mapped && prefix > 96) {
     const value = (parseInt(mapped[1]!, 16) << 16) | parseInt(mapped[2]!, 16);
     const ipv4 = [24, 16, 8, 0].map((shift) => (value >>> shift) & 255).join('.');
     return { network: ipv4, prefix: prefix - 96, family: 'ipv4' };

@@ -5,7 +5,8 @@ import type { PlacementOffer, Workspace } from '@wrs/contracts/types';
 const AUTO = 'auto';
 
 /**
- * Provider and region choices from GET /workspaces/current, each with `auto` first (the service decides).
+ * Provider and region choices from GET /workspaces/current, each with `auto` first (the service decides)
+ * where `auto` may choose some offer.
  * Regions follow the chosen provider; with `auto`, the regions of every offer `auto` may choose.
  */
 export function placementSelects(onError: (error: unknown) => void): { provider: HTMLSelectElement; region: HTMLSelectElement } {

@@ -46,6 +46,11 @@ export function hostMaximumMemory(hostMemoryBytes: number): string {
   return `${Math.max(1, Math.floor((hostMemoryBytes * 3) / 4 / 2 ** 20))}Mi`;
 }
 
+/** The limits with `maxMemory` as the most a run may ask, and a default memory no larger than it. */
+export function withMaximumMemory(limits: ContainerLimits, maxMemory: string): ContainerLimits {
+  return { ...limits, maxMemory, defaultMemory: smaller(limits.defaultMemory, maxMemory, memoryBytes) };
+}
+
 /** The offer's limits (checked by libs/config), defaults for what it leaves out. */
 export function containerLimitsOf(offer: ProviderOffer): ContainerLimits {
   const { defaultMemory, defaultCpu, maxMemory, maxCpu, pidsLimit } = offer;

@@ -5,6 +5,7 @@ import {
   DEFAULT_CONTAINER_LIMITS,
   hostMaximumMemory,
   refuseAboveMaximum,
+  withMaximumMemory,
 } from './container-limits';
 import { containerRunOf } from './container-runs.testing';
 import { containerSpec } from './container-spec';
@@ -85,8 +86,10 @@ describe("an offer's container limits", () => {
     expect(() => refuseAboveMaximum({ memory: '999999Gi', cpu: '999' }, DEFAULT_CONTAINER_LIMITS)).not.toThrow();
   });
 
-  it("the host's share: three quarters of its memory, in Mi", () => {
+  it("the host's share: three quarters of its memory, in Mi; a default above it is lowered to it", () => {
     expect(hostMaximumMemory(24 * 2 ** 30)).toBe('18432Mi');
     expect(hostMaximumMemory(1000)).toBe('1Mi');
+    expect(withMaximumMemory(DEFAULT_CONTAINER_LIMITS, '768Mi')).toMatchObject({ maxMemory: '768Mi', defaultMemory: '768Mi' });
+    expect(withMaximumMemory(DEFAULT_CONTAINER_LIMITS, '18432Mi')).toMatchObject({ maxMemory: '18432Mi', defaultMemory: '1Gi' });
   });
 });

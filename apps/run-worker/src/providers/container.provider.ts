@@ -12,6 +12,7 @@ import {
   DEFAULT_CONTAINER_LIMITS,
   hostMaximumMemory,
   refuseAboveMaximum,
+  withMaximumMemory,
   type ContainerLimits,
   type ContainerSettings,
 } from './container-limits';
@@ -25,6 +26,11 @@ import {
   type RunProvider,
   type StillWanted,
 } from './provider';
+
+/** The part of the engine's `info` the limits use. */
+interface EngineHost {
+  readonly MemTotal?: unknown;
+}
 
 /**
  * Runs a workload as a real container on a Docker Engine API endpoint (Docker, or Podman's service),
@@ -40,8 +46,8 @@ export class ContainerProvider implements RunProvider {
   /** Who watch() tells of a run's change (its follower brought lines). */
   private readonly watchers = new Set<(runId: string) => void>();
   private readonly limits: ContainerLimits;
-  /** The engine host's memory in bytes, once read (see bounds()). */
-  private hostMemory: Promise<number | undefined> | undefined;
+  /** The engine's answer about its host, once read (see bounds()). */
+  private hostInfo: Promise<EngineHost | undefined> | undefined;
 
   constructor(
     private readonly engine: Docker,
@@ -60,22 +66,25 @@ export class ContainerProvider implements RunProvider {
 
   /**
    * The limits a new container is held to: without an offer's `maxMemory`, a share of the engine host's
-   * memory (read once; an engine that does not say leaves it unbounded, as before, and is asked again).
+   * memory. Read once; a failed read fails the submit as unclear (it is tried again, never unbounded),
+   * and only an engine whose answer has no memory size leaves the ask unbounded.
    */
   private async bounds(): Promise<ContainerLimits> {
     if (this.limits.maxMemory !== undefined) {
       return this.limits;
     }
-    this.hostMemory ??= this.engine.info().then(
-      (info: { MemTotal?: unknown }) => (typeof info.MemTotal === 'number' && info.MemTotal > 0 ? info.MemTotal : undefined),
-      () => undefined,
-    );
-    const total = await this.hostMemory;
-    if (total === undefined) {
-      this.hostMemory = undefined;
-      return this.limits;
+    const reading = (this.hostInfo ??= engineCall('read the engine host', () => this.engine.info() as Promise<EngineHost>));
+    let host: EngineHost | undefined;
+    try {
+      host = await reading;
+    } catch (error) {
+      if (this.hostInfo === reading) {
+        this.hostInfo = undefined;
+      }
+      throw error;
     }
-    return { ...this.limits, maxMemory: hostMaximumMemory(total) };
+    const total = host?.MemTotal;
+    return typeof total === 'number' && total > 0 ? withMaximumMemory(this.limits, hostMaximumMemory(total)) : this.limits;
   }
 
   async submit(run: RunView, _placement: Placement, _credential: string | null = null, stillWanted = ALWAYS_WANTED): Promise<void> {
@@ -84,9 +93,10 @@ export class ContainerProvider implements RunProvider {
     let found = await inspect();
     if (found === undefined) {
       // Only before a create: a container that exists was made within the limits of its time, and is this run's.
-      refuseAboveMaximum(run.workload.resources, await this.bounds());
+      const limits = await this.bounds();
+      refuseAboveMaximum(run.workload.resources, limits);
       const pulled = await ensureImage(this.engine, run.workload.image, this.settings);
-      const made = await this.create(run, pulled);
+      const made = await this.create(run, pulled, limits);
       if (made !== 'name_taken') {
         await this.startIfWanted(made.id, 'made here', stillWanted);
         return;
@@ -183,9 +193,9 @@ export class ContainerProvider implements RunProvider {
   }
 
   /** The new container's id, or `name_taken` when another create of this run holds the name. */
-  private async create(run: RunView, pulled: PullSummary | null): Promise<{ readonly id: string } | 'name_taken'> {
+  private async create(run: RunView, pulled: PullSummary | null, limits: ContainerLimits): Promise<{ readonly id: string } | 'name_taken'> {
     // The name goes in the query alone: dockerode would otherwise copy every field (env values too) into the URL.
-    const options = { _query: { name: containerName(run) }, _body: containerSpec(run, this.owner, pulled, this.limits) };
+    const options = { _query: { name: containerName(run) }, _body: containerSpec(run, this.owner, pulled, limits) };
     const outcome = await engineCall('create the container', async (o) => {
       try {
         return { id: (await this.engine.createContainer({ ...options, ...o } as Docker.ContainerCreateOptions)).id };

@@ -32,7 +32,12 @@ describe('where Kubernetes API servers may be (KUBERNETES_ALLOWED_PRIVATE_RANGES
     expect(['127.0.0.1', '169.254.169.254', '192.168.1.1'].map((a) => mapped.permits(a))).toEqual([false, false, false]);
   });
 
-  it.each(['::ffff:10.0.0.0/8', '::/64', '::/0', '::ffff:0:0/95'])(
+  it('a mapped range is converted, not just matched: ::ffff:0:0/100 is 0.0.0.0/4 and allows 10.0.0.1, not 127.0.0.1', () => {
+    const quarter = new ServerAddresses('::ffff:0:0/100');
+    expect(['10.0.0.1', '127.0.0.1'].map((a) => quarter.permits(a))).toEqual([true, false]);
+  });
+
+  it.each(['::ffff:10.0.0.0/8', '::/64', '::/0', '::ffff:0:0/95', '::ffff:0:0/96', 'fe80::1%eth0/64'])(
     'refuses an IPv6 range that holds every IPv4 address (mapped), loopback included: %s',
     (setting) => {
       expect(() => new ServerAddresses(setting)).toThrow(/KUBERNETES_ALLOWED_PRIVATE_RANGES/);
