@@ -91,6 +91,7 @@ describe('npm start hands every documented variable to the services that read it
       WORKLOAD_CLEANUP_INTERVAL_MS: '60000',
       WORKLOAD_ORPHAN_GRACE_SECONDS: '300',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      KUBERNETES_ALLOWED_PRIVATE_RANGES: '10.20.0.0/16',
       WEBHOOK_TIMEOUT_MS: '5000',
       WEBHOOK_MAX_RESPONSE_BYTES: '1024',
       WEBHOOK_RETRY_BASE_MS: '2000',
